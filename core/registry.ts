@@ -1,0 +1,164 @@
+// Front door and canonical layer: every built-in resource type, as data. Adding a type is one entry;
+// routing, discovery, OpenAPI, validation and the store's Durable Object name all read from here.
+
+export type NameRule = 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label';
+export type Subresource = 'status' | 'scale';
+
+export interface ResourceType {
+  group: string; // '' for the core group
+  version: string;
+  kind: string;
+  resource: string; // plural, as in the URL
+  singular: string;
+  shortNames: string[];
+  namespaced: boolean;
+  subresources: Subresource[];
+  verbs: string[];
+  categories: string[];
+  nameRule: NameRule;
+  // Type-specific field selectors beyond metadata.name/metadata.namespace: label -> dotted path in the object.
+  // Mirrors the field-label conversion funcs in kubernetes pkg/apis/*/v1/conversion.go.
+  fieldSelectors: Record<string, string>;
+  // metadata.generation is 1 on create and bumps when spec changes (workload types).
+  tracksGeneration: boolean;
+  // Top-level fields besides apiVersion, kind and metadata; used for fieldValidation=Strict.
+  fields: string[];
+  // DELETE answers with the deleted object (pods, services) rather than a Success Status.
+  returnsDeletedObject: boolean;
+}
+
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+function type(t: Partial<ResourceType> & Pick<ResourceType, 'group' | 'kind' | 'resource'>): ResourceType {
+  return {
+    version: 'v1',
+    singular: t.kind.toLowerCase(),
+    shortNames: [],
+    namespaced: true,
+    subresources: [],
+    verbs: ALL_VERBS,
+    categories: [],
+    nameRule: 'dns1123Subdomain',
+    fieldSelectors: {},
+    tracksGeneration: false,
+    fields: ['spec', 'status'],
+    returnsDeletedObject: false,
+    ...t,
+  };
+}
+
+export const RESOURCE_TYPES: readonly ResourceType[] = [
+  type({
+    group: '', kind: 'Namespace', resource: 'namespaces', shortNames: ['ns'], namespaced: false,
+    subresources: ['status'], nameRule: 'dns1123Label', fieldSelectors: { 'status.phase': 'status.phase' },
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  }),
+  type({
+    group: '', kind: 'Pod', resource: 'pods', shortNames: ['po'], categories: ['all'], subresources: ['status'],
+    returnsDeletedObject: true,
+    fieldSelectors: {
+      'spec.nodeName': 'spec.nodeName', 'spec.host': 'spec.nodeName', 'spec.restartPolicy': 'spec.restartPolicy',
+      'spec.schedulerName': 'spec.schedulerName', 'spec.serviceAccountName': 'spec.serviceAccountName',
+      'spec.hostNetwork': 'spec.hostNetwork', 'status.phase': 'status.phase', 'status.podIP': 'status.podIP',
+      'status.nominatedNodeName': 'status.nominatedNodeName',
+    },
+  }),
+  type({
+    group: '', kind: 'Service', resource: 'services', shortNames: ['svc'], categories: ['all'],
+    subresources: ['status'], nameRule: 'dns1035Label', returnsDeletedObject: true,
+    fieldSelectors: { 'spec.clusterIP': 'spec.clusterIP', 'spec.type': 'spec.type' },
+  }),
+  type({ group: '', kind: 'Endpoints', resource: 'endpoints', singular: 'endpoints', shortNames: ['ep'], fields: ['subsets'] }),
+  type({ group: '', kind: 'ConfigMap', resource: 'configmaps', shortNames: ['cm'], fields: ['data', 'binaryData', 'immutable'] }),
+  type({
+    group: '', kind: 'Secret', resource: 'secrets', fields: ['data', 'stringData', 'type', 'immutable'],
+    fieldSelectors: { type: 'type' },
+  }),
+  type({
+    group: '', kind: 'ServiceAccount', resource: 'serviceaccounts', shortNames: ['sa'],
+    fields: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
+  }),
+  type({
+    group: '', kind: 'Node', resource: 'nodes', shortNames: ['no'], namespaced: false, subresources: ['status'],
+    fieldSelectors: { 'spec.unschedulable': 'spec.unschedulable' },
+  }),
+  type({
+    group: '', kind: 'Event', resource: 'events', shortNames: ['ev'],
+    fields: [
+      'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type',
+      'eventTime', 'series', 'action', 'related', 'reportingComponent', 'reportingInstance',
+    ],
+    fieldSelectors: {
+      'involvedObject.kind': 'involvedObject.kind', 'involvedObject.namespace': 'involvedObject.namespace',
+      'involvedObject.name': 'involvedObject.name', 'involvedObject.uid': 'involvedObject.uid',
+      'involvedObject.apiVersion': 'involvedObject.apiVersion',
+      'involvedObject.resourceVersion': 'involvedObject.resourceVersion',
+      'involvedObject.fieldPath': 'involvedObject.fieldPath', reason: 'reason',
+      reportingComponent: 'reportingComponent', source: 'source.component', type: 'type',
+    },
+  }),
+  type({
+    group: 'apps', kind: 'Deployment', resource: 'deployments', shortNames: ['deploy'], categories: ['all'],
+    subresources: ['status', 'scale'], tracksGeneration: true,
+  }),
+  type({
+    group: 'apps', kind: 'ReplicaSet', resource: 'replicasets', shortNames: ['rs'], categories: ['all'],
+    subresources: ['status', 'scale'], tracksGeneration: true,
+  }),
+  type({
+    group: 'apps', kind: 'StatefulSet', resource: 'statefulsets', shortNames: ['sts'], categories: ['all'],
+    subresources: ['status', 'scale'], tracksGeneration: true,
+  }),
+  type({
+    group: 'apps', kind: 'DaemonSet', resource: 'daemonsets', shortNames: ['ds'], categories: ['all'],
+    subresources: ['status'], tracksGeneration: true,
+  }),
+  type({
+    group: 'batch', kind: 'Job', resource: 'jobs', categories: ['all'], subresources: ['status'], tracksGeneration: true,
+  }),
+  type({
+    group: 'discovery.k8s.io', kind: 'EndpointSlice', resource: 'endpointslices',
+    fields: ['addressType', 'endpoints', 'ports'],
+  }),
+  type({ group: 'coordination.k8s.io', kind: 'Lease', resource: 'leases', fields: ['spec'] }),
+];
+
+const byGroupResource = new Map(RESOURCE_TYPES.map((t) => [groupResource(t), t]));
+
+/** `pods`, `deployments.apps`: the group-qualified name Kubernetes uses in messages. */
+export function qualifiedResource(t: Pick<ResourceType, 'group' | 'resource'>): string {
+  return t.group ? `${t.resource}.${t.group}` : t.resource;
+}
+
+/** `core/pods`, `apps/deployments`: the canonical store's Durable Object name. */
+export function groupResource(t: Pick<ResourceType, 'group' | 'resource'>): string {
+  return `${t.group || 'core'}/${t.resource}`;
+}
+
+export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {
+  return t.group ? `${t.group}/${t.version}` : t.version;
+}
+
+export function lookupType(group: string, version: string, resource: string): ResourceType | undefined {
+  const t = byGroupResource.get(`${group || 'core'}/${resource}`);
+  return t && t.version === version ? t : undefined;
+}
+
+export function lookupGroupResource(name: string): ResourceType | undefined {
+  return byGroupResource.get(name);
+}
+
+/** Groups and their versions in a stable order, for /apis discovery. */
+export function apiGroups(): { name: string; versions: string[] }[] {
+  const groups = new Map<string, Set<string>>();
+  for (const t of RESOURCE_TYPES) {
+    if (!t.group) continue;
+    if (!groups.has(t.group)) groups.set(t.group, new Set());
+    groups.get(t.group)!.add(t.version);
+  }
+  return [...groups].map(([name, versions]) => ({ name, versions: [...versions] }));
+}
+
+export function typesInGroupVersion(group: string, version: string): ResourceType[] {
+  return RESOURCE_TYPES.filter((t) => t.group === group && t.version === version);
+}

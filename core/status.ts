@@ -1,0 +1,177 @@
+// Every layer: the one place that builds Kubernetes `Status` errors. Messages match apimachinery's
+// pkg/api/errors/errors.go word for word, because clients (kubectl, client-go) match on them.
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: { continue?: string; resourceVersion?: string };
+  status: 'Failure' | 'Success';
+  message?: string;
+  reason?: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** A Status thrown inside the worker or a Durable Object; never thrown across RPC (see Result). */
+export class StatusError extends Error {
+  constructor(readonly status: Status) {
+    super(status.message);
+  }
+}
+
+/** What crosses the Durable Object RPC boundary: a value or a Status, never a thrown custom error. */
+export type Result<T> = { ok: true; value: T } | { ok: false; status: Status };
+
+/** The resource a Status is about: `kind` is the plural resource name, as apimachinery does. */
+export interface StatusTarget {
+  group: string;
+  resource: string;
+}
+
+function failure(code: number, reason: string, message: string, details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason };
+  if (details) s.details = details;
+  s.code = code;
+  return s;
+}
+
+function qualified(t: StatusTarget): string {
+  return t.group ? `${t.resource}.${t.group}` : t.resource;
+}
+
+function detailsFor(t: StatusTarget, name: string): StatusDetails {
+  const d: StatusDetails = { name };
+  if (t.group) d.group = t.group;
+  d.kind = t.resource;
+  return d;
+}
+
+export function success(t: StatusTarget, name: string, uid?: string): Status {
+  const details = detailsFor(t, name);
+  if (uid) details.uid = uid;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as Status;
+}
+
+export function notFound(t: StatusTarget, name: string): Status {
+  return failure(404, 'NotFound', `${qualified(t)} "${name}" not found`, detailsFor(t, name));
+}
+
+export function alreadyExists(t: StatusTarget, name: string): Status {
+  return failure(409, 'AlreadyExists', `${qualified(t)} "${name}" already exists`, detailsFor(t, name));
+}
+
+export function generateNameConflict(t: StatusTarget, name: string): Status {
+  const details = { ...detailsFor(t, name), retryAfterSeconds: 1 };
+  return failure(
+    409,
+    'AlreadyExists',
+    `${qualified(t)} "${name}" already exists, the server was not able to generate a unique name for the object`,
+    details,
+  );
+}
+
+export const OPTIMISTIC_LOCK_MESSAGE =
+  'the object has been modified; please apply your changes to the latest version and try again';
+
+export function conflict(t: StatusTarget, name: string, cause: string): Status {
+  return failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(t)} "${name}": ${cause}`, detailsFor(t, name));
+}
+
+/** Invalid: 422 with causes; `kind` here is the Kind (e.g. Pod), as NewInvalid uses GroupKind. */
+export function invalid(group: string, kind: string, name: string, causes: StatusCause[]): Status {
+  const joined = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join(', ');
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
+  const details: StatusDetails = { name };
+  if (group) details.group = group;
+  details.kind = kind;
+  details.causes = causes;
+  const list = causes.length > 1 ? `[${joined}]` : joined;
+  return failure(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${list}`, details);
+}
+
+export function badRequest(message: string): Status {
+  return failure(400, 'BadRequest', message);
+}
+
+export function unauthorized(message = 'Unauthorized'): Status {
+  return failure(401, 'Unauthorized', message);
+}
+
+export function forbidden(t: StatusTarget, name: string, reason: string, causes?: StatusCause[]): Status {
+  const what = name ? `${qualified(t)} "${name}"` : qualified(t);
+  const details = detailsFor(t, name);
+  if (causes) details.causes = causes;
+  return failure(403, 'Forbidden', `${what} is forbidden: ${reason}`, details);
+}
+
+export function methodNotSupported(t: StatusTarget, verb: string): Status {
+  const d: StatusDetails = {};
+  if (t.group) d.group = t.group;
+  d.kind = t.resource;
+  return failure(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualified(t)}"`, d);
+}
+
+export function notAcceptable(message: string): Status {
+  return failure(406, 'NotAcceptable', message);
+}
+
+export function resourceExpired(message: string, continueToken?: string): Status {
+  const s = failure(410, 'Expired', message);
+  if (continueToken) s.metadata.continue = continueToken;
+  return s;
+}
+
+export function requestEntityTooLarge(message: string): Status {
+  return failure(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`);
+}
+
+export function unsupportedMediaType(contentType: string, accepted: string[]): Status {
+  return failure(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+  );
+}
+
+export function tooManyRequests(message: string, retryAfterSeconds: number): Status {
+  return failure(429, 'TooManyRequests', message, { retryAfterSeconds });
+}
+
+export function internalError(message: string): Status {
+  return failure(500, 'InternalError', `Internal error occurred: ${message}`, {
+    causes: [{ message }],
+  });
+}
+
+export function timeout(message: string, retryAfterSeconds: number): Status {
+  return failure(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds });
+}
+
+/** 504 for a resourceVersion the store has not reached; apiserver storage/errors.go NewTooLargeResourceVersionError. */
+export function tooLargeResourceVersion(requested: number, current: number, retryAfterSeconds: number): Status {
+  return failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+    retryAfterSeconds,
+  });
+}
+
+export function statusResponse(s: Status, headers: Record<string, string> = {}): Response {
+  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  if (s.details?.retryAfterSeconds) h['retry-after'] = String(s.details.retryAfterSeconds);
+  return new Response(JSON.stringify(s), { status: s.code ?? 200, headers: h });
+}

@@ -1,0 +1,9 @@
+// Pure-logic tests: plain Node, no Workers runtime.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/core/**/*.test.ts', 'test/worker/**/*.test.ts'],
+    environment: 'node',
+  },
+});
