@@ -25,6 +25,9 @@ export interface ResourceType {
   fields: string[];
   // DELETE answers with the deleted object (pods, services) rather than a Success Status.
   returnsDeletedObject: boolean;
+  // A field selector label whose exact value indexes watchers (apiserver's "trigger" index), e.g. a
+  // kubelet watching the pods of its node.
+  watchIndexField?: string;
 }
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -55,7 +58,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   }),
   type({
     group: '', kind: 'Pod', resource: 'pods', shortNames: ['po'], categories: ['all'], subresources: ['status'],
-    returnsDeletedObject: true,
+    returnsDeletedObject: true, watchIndexField: 'spec.nodeName',
     fieldSelectors: {
       'spec.nodeName': 'spec.nodeName', 'spec.host': 'spec.nodeName', 'spec.restartPolicy': 'spec.restartPolicy',
       'spec.schedulerName': 'spec.schedulerName', 'spec.serviceAccountName': 'spec.serviceAccountName',

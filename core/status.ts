@@ -44,7 +44,8 @@ export interface StatusTarget {
 }
 
 function failure(code: number, reason: string, message: string, details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason };
+  // Field order as apimachinery serializes it: ..., reason, details, code.
+  const s = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason } as Status;
   if (details) s.details = details;
   s.code = code;
   return s;
@@ -119,11 +120,14 @@ export function forbidden(t: StatusTarget, name: string, reason: string, causes?
   return failure(403, 'Forbidden', `${what} is forbidden: ${reason}`, details);
 }
 
-export function methodNotSupported(t: StatusTarget, verb: string): Status {
-  const d: StatusDetails = {};
-  if (t.group) d.group = t.group;
-  d.kind = t.resource;
-  return failure(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualified(t)}"`, d);
+/** A path that names no resource this server serves. */
+export function unknownResource(): Status {
+  return failure(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+/** A verb the resource (or this path to it) does not support. */
+export function methodNotAllowed(): Status {
+  return failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 }
 
 export function notAcceptable(message: string): Status {

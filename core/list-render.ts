@@ -1,0 +1,20 @@
+// Canonical and caching layers: a page of objects as the wire body: a <Kind>List whose items are the
+// stored JSON strings spliced in unparsed (serialize once), or a meta.k8s.io/v1 Table for kubectl get.
+
+import { apiVersionOf, type ResourceType } from './registry';
+import type { Page } from './list-query';
+import { toTable, type IncludeObject } from './table';
+
+export type ListFormat = { as: 'List' } | { as: 'Table'; includeObject: IncludeObject };
+
+export function renderList(type: ResourceType, page: Page, resourceVersion: string, format: ListFormat, now: number): string {
+  const listMeta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion };
+  if (page.continue) listMeta.continue = page.continue;
+  if (page.remainingItemCount !== undefined) listMeta.remainingItemCount = page.remainingItemCount;
+  if (format.as === 'Table') {
+    const objects = page.items.map((e) => JSON.parse(e.json));
+    return JSON.stringify(toTable(type, objects, { includeObject: format.includeObject, now, listMeta }));
+  }
+  const head = JSON.stringify({ kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata: listMeta });
+  return `${head.slice(0, -1)},"items":[${page.items.map((e) => e.json).join(',')}]}`;
+}

@@ -1,0 +1,237 @@
+// Broadcast layer: every watcher of one resource type. Live watchers get each event from `publish`
+// (indexed, filtered, one serialization per event); new or resuming watchers are replayed apart from
+// the live broadcast, from the window or the log in bounded batches, and join it once caught up.
+
+import type { StateEntry } from './object-state';
+import { addedFrame, bookmarkFrame, errorFrame, frameFor, type Frame, type FrameFormat, type TableRenderer, type WatchEvent } from './watch-event';
+import { deliveryType, type WatchScope } from './watch-filter';
+import { WatcherIndex, type IndexKey } from './watcher-index';
+import type { WatchWindow } from './watch-window';
+import { matches } from './list-query';
+import { resourceExpired, tooLargeResourceVersion, type Status } from './status';
+
+/** Where a watcher's frames go: an HTTP stream or a WebSocket. `send` is false once its buffer is full. */
+export interface Sink {
+  send(frame: Frame): boolean;
+  close(): void;
+}
+
+export interface WatchRequest {
+  scope: WatchScope;
+  indexKey: IndexKey;
+  format: 'json' | 'table';
+  bookmarks: boolean;
+  deadline: number; // ms since epoch
+  initialEvents: boolean; // synthetic ADDED for the current state first (RV unset or "0", or WatchList)
+  watchList: boolean; // sendInitialEvents=true: end the initial events with the initial-events-end bookmark
+  after: number; // deliver events with revision > after
+}
+
+/** What the hub needs from the store that owns it. */
+export interface HubSource {
+  kind: string;
+  apiVersion: string;
+  revision(): number;
+  compacted(): number;
+  window: WatchWindow;
+  entries(namespace: string): Iterable<StateEntry>; // current state, key order
+  readLog(after: number, limit: number): WatchEvent[]; // canonical log, oldest first
+  waitFor(revision: number, timeoutMs: number): Promise<boolean>;
+  table: TableRenderer;
+  triggerOf?: (fields: Record<string, string>) => string | undefined;
+  yieldTurn(): Promise<void>; // let writes and other requests run between replay batches
+}
+
+export interface HubOptions {
+  bookmarkIntervalMs: number; // apiserver defaultBookmarkFrequency: 1 min
+  replayBatch: number; // events or objects replayed per turn
+  freshnessWaitMs: number; // WatchList waits this long for a future revision (blockTimeout, 3 s)
+}
+
+export interface HubStats {
+  watchers: number;
+  deliveries: number;
+  slowClosed: number;
+  expired: number;
+}
+
+// Before a watch times out it gets a last bookmark, so its client resumes from a fresh revision
+// (apiserver cache_watcher.go: deadline - 2 s).
+const FINAL_BOOKMARK_MS = 2000;
+
+export class Watcher {
+  live = false;
+  closed = false;
+  headersSent = false;
+  nextBookmark: number;
+  finalBookmarkSent = false;
+
+  constructor(readonly req: WatchRequest, readonly sink: Sink, public after: number, now: number, interval: number) {
+    this.nextBookmark = now + interval;
+  }
+
+  format(): FrameFormat {
+    if (this.req.format === 'json') return 'json';
+    if (this.headersSent) return 'table';
+    this.headersSent = true;
+    return 'table-headers';
+  }
+}
+
+export class WatchHub {
+  private readonly index = new WatcherIndex<Watcher>();
+  private readonly catchingUp = new Set<Watcher>();
+  readonly stats: HubStats = { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0 };
+
+  constructor(private readonly src: HubSource, private readonly opts: HubOptions) {}
+
+  get size(): number {
+    return this.index.size + this.catchingUp.size;
+  }
+
+  /** Starts a watcher: replay what it asked for, then join the live broadcast. */
+  async start(req: WatchRequest, sink: Sink, now: number): Promise<Watcher> {
+    const w = new Watcher(req, sink, req.after, now, this.opts.bookmarkIntervalMs);
+    this.catchingUp.add(w);
+    try {
+      await this.replay(w);
+    } catch (e) {
+      this.close(w);
+      throw e;
+    }
+    return w;
+  }
+
+  /** Adds a watcher that is already up to date (one restored after the object was evicted). */
+  restore(req: WatchRequest, sink: Sink, now: number): Watcher {
+    const w = new Watcher(req, sink, this.src.revision(), now, this.opts.bookmarkIntervalMs);
+    this.goLive(w);
+    return w;
+  }
+
+  publish(ev: WatchEvent): void {
+    for (const w of this.index.candidates(ev, this.src.triggerOf)) {
+      if (ev.revision <= w.after) continue;
+      const type = deliveryType(w.req.scope, ev);
+      if (!type) continue;
+      this.deliver(w, frameFor(ev, type, w.format(), this.src.table));
+    }
+  }
+
+  /** Bookmarks and timeouts due by `now`; returns when it next needs calling (undefined: never). */
+  tick(now: number): number | undefined {
+    let next: number | undefined;
+    const head = this.src.revision();
+    for (const w of [...this.index.watchers()]) {
+      if (now >= w.req.deadline) {
+        this.close(w);
+        continue;
+      }
+      if (w.req.bookmarks && head >= w.after) {
+        const finalDue = !w.finalBookmarkSent && now >= w.req.deadline - FINAL_BOOKMARK_MS;
+        if (finalDue || now >= w.nextBookmark) {
+          if (finalDue) w.finalBookmarkSent = true;
+          w.nextBookmark = now + this.opts.bookmarkIntervalMs;
+          this.deliver(w, bookmarkFrame(this.src.kind, this.src.apiVersion, head));
+          if (w.closed) continue;
+        }
+      }
+      const due = Math.min(w.req.deadline, w.req.bookmarks ? Math.min(w.nextBookmark, w.finalBookmarkSent ? Infinity : w.req.deadline - FINAL_BOOKMARK_MS) : Infinity);
+      next = next === undefined ? due : Math.min(next, due);
+    }
+    return next;
+  }
+
+  close(w: Watcher): void {
+    if (w.closed) return;
+    w.closed = true;
+    this.index.remove(w);
+    this.catchingUp.delete(w);
+    this.stats.watchers = this.size;
+    w.sink.close();
+  }
+
+  /** Closes every watcher: their clients resume elsewhere or later from their last revision. */
+  closeAll(): void {
+    for (const w of [...this.index.watchers(), ...this.catchingUp]) this.close(w);
+  }
+
+  private deliver(w: Watcher, frame: Frame): void {
+    if (w.closed) return;
+    if (w.sink.send(frame)) {
+      this.stats.deliveries++;
+      return;
+    }
+    // Over its buffer: close it so its client resumes from its last revision (apiserver terminates
+    // unresponsive watchers the same way, with a plain close).
+    this.stats.slowClosed++;
+    this.close(w);
+  }
+
+  private async replay(w: Watcher): Promise<void> {
+    const { req } = w;
+    if (req.watchList && req.after > this.src.revision()) {
+      if (!(await this.src.waitFor(req.after, this.opts.freshnessWaitMs))) {
+        return this.fail(w, tooLargeResourceVersion(req.after, this.src.revision(), 1));
+      }
+    }
+    if (req.initialEvents) {
+      // A snapshot of references: entries are immutable, so later writes do not change it.
+      const snapshot = [...this.src.entries(req.scope.namespace)].filter((e) => matches(e, req.scope.selectors));
+      w.after = this.src.revision();
+      for (let i = 0; i < snapshot.length; i++) {
+        if (w.closed) return;
+        this.deliver(w, addedFrame(snapshot[i].json, w.format(), this.src.table));
+        if ((i + 1) % this.opts.replayBatch === 0) await this.src.yieldTurn();
+      }
+    } else if (w.after < this.src.compacted()) {
+      this.stats.expired++;
+      return this.fail(w, resourceExpired(`too old resource version: ${w.after} (${this.src.compacted()})`));
+    }
+    await this.catchUp(w);
+    if (w.closed) return;
+    if (req.watchList && req.bookmarks) {
+      this.deliver(w, bookmarkFrame(this.src.kind, this.src.apiVersion, Math.max(w.after, this.src.revision()), true));
+    }
+    if (!w.closed) this.goLive(w);
+  }
+
+  /** Replays events after w.after: from the log in batches while they are older than the window, then from memory. */
+  private async catchUp(w: Watcher): Promise<void> {
+    for (;;) {
+      if (w.closed) return;
+      const recent = this.src.window.since(w.after);
+      if (recent) {
+        // Synchronous from here to goLive: no write can slip between the replay and the live broadcast.
+        for (const ev of recent) this.replayEvent(w, ev);
+        return;
+      }
+      if (w.after < this.src.compacted()) {
+        this.stats.expired++;
+        return this.fail(w, resourceExpired(`too old resource version: ${w.after} (${this.src.compacted()})`));
+      }
+      const batch = this.src.readLog(w.after, this.opts.replayBatch);
+      for (const ev of batch) this.replayEvent(w, ev);
+      await this.src.yieldTurn();
+    }
+  }
+
+  private replayEvent(w: Watcher, ev: WatchEvent): void {
+    if (ev.revision <= w.after) return;
+    w.after = ev.revision;
+    const type = deliveryType(w.req.scope, ev);
+    if (type) this.deliver(w, frameFor(ev, type, w.format(), this.src.table));
+  }
+
+  private goLive(w: Watcher): void {
+    this.catchingUp.delete(w);
+    w.live = true;
+    this.index.add(w, w.req.indexKey);
+    this.stats.watchers = this.size;
+  }
+
+  private fail(w: Watcher, status: Status): void {
+    w.sink.send(errorFrame(status));
+    this.close(w);
+  }
+}

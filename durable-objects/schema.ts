@@ -1,0 +1,26 @@
+// Canonical layer: the store's SQLite schema. `objects` is the current state, `events` the revision
+// log; both are written in one transaction per write, so they cannot disagree.
+
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS objects (
+  key TEXT PRIMARY KEY,
+  revision INTEGER NOT NULL,
+  value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+  revision INTEGER PRIMARY KEY,
+  type TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  prev_value TEXT,
+  at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS counters (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+`;
+
+// `revision`: the last revision handed out (never reused, even after compaction).
+// `compacted`: every event at or below it has been deleted from the log.
+export type Counter = 'revision' | 'compacted';

@@ -1,0 +1,29 @@
+// Tooling: bundles the Worker (front door + Durable Objects) into one ES module for Miniflare.
+
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const BUNDLE = join(ROOT, 'dist', 'worker.js');
+
+export async function bundleWorker(): Promise<string> {
+  await build({
+    entryPoints: [join(ROOT, 'worker', 'index.ts')],
+    outfile: BUNDLE,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['module', 'main'],
+    external: ['cloudflare:*'],
+    logLevel: 'warning',
+  });
+  return BUNDLE;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await bundleWorker();
+  console.log(`bundled ${BUNDLE}`);
+}

@@ -1,0 +1,196 @@
+// Write semantics over an in-memory store: server-set metadata, generateName, status and scale
+// subresources, generation, finalizers, preconditions.
+import { describe, expect, it } from 'vitest';
+import { executeWrite, type EventType, type WriteRequest, type WriteStore } from '../../core/writes';
+import { lookupGroupResource } from '../../core/registry';
+import type { KubeObject } from '../../core/object-meta';
+import { StatusError } from '../../core/status';
+import { parseSelectors } from '../../core/list-options';
+
+function memoryStore() {
+  const objects = new Map<string, KubeObject>();
+  const events: { type: EventType; key: string; rv: number }[] = [];
+  let rv = 0;
+  const store: WriteStore = {
+    get: (key) => (objects.has(key) ? structuredClone(objects.get(key)!) : undefined),
+    objects: (ns) => [...objects.entries()].filter(([k]) => !ns || k.startsWith(`${ns}/`)).map(([, o]) => structuredClone(o)),
+    commit: (type, key, object) => {
+      rv += 1;
+      object.metadata.resourceVersion = String(rv);
+      if (type === 'DELETED') objects.delete(key);
+      else objects.set(key, structuredClone(object));
+      events.push({ type, key, rv });
+      return object;
+    },
+  };
+  return { store, objects, events };
+}
+
+const deployments = lookupGroupResource('apps/deployments')!;
+const configmaps = lookupGroupResource('core/configmaps')!;
+let suffix = 0;
+const env = (type = deployments) => ({
+  type, now: Date.UTC(2026, 0, 2, 3, 4, 5, 678), newUid: () => 'uid-1', randomSuffix: () => `sfx${++suffix}`.padEnd(5, '0').slice(0, 5),
+});
+
+function run(store: WriteStore, req: WriteRequest, type = deployments) {
+  return executeWrite(store, env(type), req);
+}
+
+function failure(fn: () => unknown) {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof StatusError) return e.status;
+    throw e;
+  }
+  throw new Error('expected a Status error');
+}
+
+const deployment = (extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+  spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } } } },
+  status: { replicas: 7 }, ...extra,
+});
+
+describe('create', () => {
+  it('sets uid, creationTimestamp, generation and namespace, and drops status', () => {
+    const { store } = memoryStore();
+    const res = run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify(deployment()) });
+    expect(res.code).toBe(201);
+    const obj = res.body as KubeObject;
+    expect(obj.metadata).toMatchObject({ name: 'web', namespace: 'ns', uid: 'uid-1', generation: 1, resourceVersion: '1', creationTimestamp: '2026-01-02T03:04:05Z' });
+    expect(obj.status).toBeUndefined();
+  });
+
+  it('generates a name from generateName and retries on collision', () => {
+    const { store, objects } = memoryStore();
+    suffix = 0;
+    const body = JSON.stringify({ ...deployment(), metadata: { generateName: 'web-' } });
+    const a = run(store, { verb: 'create', namespace: 'ns', body }).body as KubeObject;
+    suffix = 0; // the next random suffix collides once
+    const b = run(store, { verb: 'create', namespace: 'ns', body }).body as KubeObject;
+    expect(a.metadata.name).toMatch(/^web-/);
+    expect(b.metadata.name).not.toBe(a.metadata.name);
+    expect(objects.size).toBe(2);
+  });
+
+  it('rejects a second object with the same name', () => {
+    const { store } = memoryStore();
+    run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify(deployment()) });
+    const s = failure(() => run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify(deployment()) }));
+    expect(s).toMatchObject({ code: 409, reason: 'AlreadyExists', message: 'deployments.apps "web" already exists' });
+  });
+});
+
+describe('update', () => {
+  function created() {
+    const m = memoryStore();
+    run(m.store, { verb: 'create', namespace: 'ns', body: JSON.stringify(deployment()) });
+    return m;
+  }
+
+  it('bumps generation on spec changes only and keeps status on the main resource', () => {
+    const { store } = created();
+    const labelled = run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify({ ...deployment(), metadata: { name: 'web', labels: { a: 'b' } } }) }).body as KubeObject;
+    expect(labelled.metadata.generation).toBe(1);
+    const scaled = run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify(deployment({ spec: { replicas: 3 } })) }).body as KubeObject;
+    expect(scaled.metadata.generation).toBe(2);
+    expect(scaled.status).toBeUndefined();
+  });
+
+  it('changes only status through /status', () => {
+    const { store } = created();
+    const res = run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: 'status', body: JSON.stringify(deployment({ spec: { replicas: 9 }, status: { replicas: 4 } })) }).body as KubeObject;
+    expect(res.status).toEqual({ replicas: 4 });
+    expect((res.spec as { replicas: number }).replicas).toBe(1);
+    expect(res.metadata.generation).toBe(1);
+  });
+
+  it('keeps uid and creationTimestamp whatever the client sends', () => {
+    const { store } = created();
+    const res = run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify({ ...deployment(), metadata: { name: 'web', uid: 'forged', creationTimestamp: '2000-01-01T00:00:00Z' } }) }).body as KubeObject;
+    expect(res.metadata.uid).toBe('uid-1');
+    expect(res.metadata.creationTimestamp).toBe('2026-01-02T03:04:05Z');
+  });
+
+  it('does not write when nothing changes', () => {
+    const { store, events } = created();
+    run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify(deployment()) });
+    expect(events).toHaveLength(1);
+  });
+
+  it('rejects a stale resourceVersion with 409 Conflict', () => {
+    const { store } = created();
+    run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify(deployment({ spec: { replicas: 2 } })) });
+    const s = failure(() => run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify({ ...deployment(), metadata: { name: 'web', resourceVersion: '1' } }) }));
+    expect(s.message).toBe('Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again');
+  });
+
+  it('returns 404 for a missing object', () => {
+    const { store } = memoryStore();
+    const s = failure(() => run(store, { verb: 'update', namespace: 'ns', name: 'nope', subresource: '', body: JSON.stringify(deployment()) }));
+    expect(s).toMatchObject({ code: 404, message: 'deployments.apps "nope" not found', details: { name: 'nope', group: 'apps', kind: 'deployments' } });
+  });
+});
+
+describe('scale subresource', () => {
+  it('patches spec.replicas through a Scale and answers with a Scale', () => {
+    const { store, objects } = memoryStore();
+    run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify(deployment()) });
+    const res = run(store, { verb: 'patch', namespace: 'ns', name: 'web', subresource: 'scale', patchType: 'application/merge-patch+json', body: '{"spec":{"replicas":4}}' }).body as KubeObject;
+    expect(res).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 4 }, status: { selector: 'app=web' } });
+    expect((objects.get('ns/web')!.spec as { replicas: number }).replicas).toBe(4);
+  });
+
+  it('rejects negative replicas with 422', () => {
+    const { store } = memoryStore();
+    run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify(deployment()) });
+    const s = failure(() => run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: 'scale', body: '{"spec":{"replicas":-1}}' }));
+    expect(s).toMatchObject({ code: 422, reason: 'Invalid' });
+  });
+
+  it('is not a subresource of configmaps', () => {
+    const { store } = memoryStore();
+    run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify({ metadata: { name: 'c' } }) }, configmaps);
+    const s = failure(() => run(store, { verb: 'patch', namespace: 'ns', name: 'c', subresource: 'scale', patchType: 'application/merge-patch+json', body: '{}' }, configmaps));
+    expect(s.code).toBe(404);
+  });
+});
+
+describe('delete', () => {
+  it('marks an object with finalizers and deletes it when the last finalizer goes', () => {
+    const { store, objects, events } = memoryStore();
+    run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify({ metadata: { name: 'c', finalizers: ['x/y'] } }) }, configmaps);
+    const marked = run(store, { verb: 'delete', namespace: 'ns', name: 'c', body: '', query: {} }, configmaps).body as KubeObject;
+    expect(marked.metadata.deletionTimestamp).toBe('2026-01-02T03:04:05Z');
+    expect(objects.has('ns/c')).toBe(true);
+    run(store, { verb: 'patch', namespace: 'ns', name: 'c', subresource: '', patchType: 'application/merge-patch+json', body: '{"metadata":{"finalizers":null}}' }, configmaps);
+    expect(objects.has('ns/c')).toBe(false);
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+  });
+
+  it('answers with a Success Status for types that do not return the object', () => {
+    const { store } = memoryStore();
+    run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify({ metadata: { name: 'c' } }) }, configmaps);
+    const res = run(store, { verb: 'delete', namespace: 'ns', name: 'c', body: '', query: {} }, configmaps);
+    expect(res.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'c', kind: 'configmaps', uid: 'uid-1' } });
+  });
+
+  it('checks the resourceVersion precondition', () => {
+    const { store } = memoryStore();
+    run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify({ metadata: { name: 'c' } }) }, configmaps);
+    const s = failure(() => run(store, { verb: 'delete', namespace: 'ns', name: 'c', body: '{"preconditions":{"resourceVersion":"9"}}', query: {} }, configmaps));
+    expect(s.message).toBe('Operation cannot be fulfilled on ConfigMap "c": the ResourceVersion in the precondition (9) does not match the ResourceVersion in record (1). The object might have been modified');
+  });
+
+  it('deletes a collection by label selector within one namespace', () => {
+    const { store, objects } = memoryStore();
+    for (const [ns, name, app] of [['a', 'x', 'web'], ['a', 'y', 'db'], ['b', 'z', 'web']]) {
+      run(store, { verb: 'create', namespace: ns, body: JSON.stringify({ metadata: { name, labels: { app } } }) }, configmaps);
+    }
+    const res = run(store, { verb: 'deletecollection', namespace: 'a', selectors: parseSelectors({ labelSelector: 'app=web', fieldSelector: '' }), body: '', query: {} }, configmaps);
+    expect((res.body as { items: KubeObject[] }).items.map((o) => o.metadata.name)).toEqual(['x']);
+    expect([...objects.keys()].sort()).toEqual(['a/y', 'b/z']);
+  });
+});

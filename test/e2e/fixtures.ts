@@ -1,0 +1,72 @@
+// Test fixture: the real gateway as `npm start` runs it (bundled Worker on Miniflare, state on disk),
+// plus a client for raw HTTP and one that runs /usr/bin/kubectl against the written kubeconfig.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { startGateway, writeKubeconfig, type Gateway } from '../../scripts/gateway';
+
+export const TOKEN = 'e2e-admin-token';
+
+export interface Running {
+  gateway: Gateway;
+  dir: string;
+  kubeconfig: string;
+  persistDir: string;
+}
+
+export async function startTestGateway(opts: { persistDir?: string; vars?: Record<string, string> } = {}): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), 'edgeplane-e2e-'));
+  const persistDir = opts.persistDir ?? join(dir, 'state');
+  const gateway = await startGateway({ port: 0, persistDir, adminToken: TOKEN, vars: opts.vars });
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeKubeconfig(kubeconfig, gateway, TOKEN);
+  return { gateway, dir, kubeconfig, persistDir };
+}
+
+export async function stopTestGateway(r: Running | undefined, keepState = false): Promise<void> {
+  if (!r) return;
+  await r.gateway.stop();
+  if (!keepState) rmSync(r.dir, { recursive: true, force: true });
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export async function http(r: Running, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  const res = await fetch(`${r.gateway.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function kubectl(r: Running, args: string[], stdin?: string): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = execFile('/usr/bin/kubectl', ['--kubeconfig', r.kubeconfig, ...args], {
+      env: { ...process.env, KUBECACHEDIR: join(r.dir, 'kube-cache'), HOME: r.dir },
+      timeout: 30_000,
+    }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+    if (stdin !== undefined) child.stdin!.end(stdin);
+  });
+}

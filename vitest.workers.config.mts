@@ -1,0 +1,17 @@
+// Durable Object tests in the Workers runtime (workerd) through @cloudflare/vitest-pool-workers.
+import { defineConfig } from 'vitest/config';
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: './wrangler.toml' },
+      miniflare: {
+        bindings: { ADMIN_TOKEN: 'test-admin-token', EVENT_RETENTION_COUNT: '50' },
+      },
+    }),
+  ],
+  test: {
+    include: ['test/durable-objects/**/*.test.ts'],
+  },
+});

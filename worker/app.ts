@@ -1,0 +1,34 @@
+// Front door: the Hono app. Authentication first, then health, discovery and OpenAPI, then every
+// resource path; every error leaves as a Kubernetes Status.
+
+import { Hono } from 'hono';
+import { internalError, StatusError, statusResponse, unknownResource } from '../core/status';
+import { parseResourcePath } from '../core/request-info';
+import type { AppEnv } from './env';
+import { authenticate } from './auth';
+import { discovery } from './routes/discovery';
+import { handleResource } from './handlers/resource';
+
+export const app = new Hono<AppEnv>();
+
+app.onError((err) => {
+  if (err instanceof StatusError) return statusResponse(err.status);
+  console.error('unhandled error', err);
+  return statusResponse(internalError(err.message));
+});
+
+app.notFound(() => statusResponse(unknownResource()));
+
+app.use('*', authenticate);
+
+for (const path of ['/healthz', '/livez', '/readyz']) app.get(path, (c) => c.text('ok'));
+
+app.route('/', discovery);
+
+app.all('*', (c) => {
+  const url = new URL(c.req.url);
+  const watch = url.searchParams.get('watch');
+  const info = parseResourcePath(c.req.method, url.pathname, watch === 'true' || watch === '1');
+  if (!info) return statusResponse(unknownResource());
+  return handleResource(c, info);
+});

@@ -1,0 +1,37 @@
+// Front door: reads a request body with kube-apiserver's 3 MiB cap (413 beyond it), counting bytes
+// as they stream so a missing or lying Content-Length cannot get around it.
+
+import { requestEntityTooLarge, StatusError } from '../core/status';
+
+// apiserver pkg/server/config.go MaxRequestBodyBytes.
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+export async function readBody(req: Request): Promise<string> {
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  if (declared > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_REQUEST_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    all.set(c, offset);
+    offset += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+function tooLarge(): StatusError {
+  return new StatusError(requestEntityTooLarge(`limit is ${MAX_REQUEST_BODY_BYTES}`));
+}

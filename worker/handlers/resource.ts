@@ -1,0 +1,104 @@
+// Front door: dispatches a resource request (verb, type, namespace, name) to the canonical store,
+// after the checks kube-apiserver makes before storage: scope, allowed verbs, namespace admission.
+
+import type { Context } from 'hono';
+import type { ResourceRequest } from '../../core/request-info';
+import { groupResource, type ResourceType } from '../../core/registry';
+import { methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
+import { toTable } from '../../core/table';
+import type { StoreReply } from '../../durable-objects/resource-store';
+import type { WriteRequest } from '../../core/writes';
+import { parseSelectors } from '../../core/list-options';
+import type { AppEnv } from '../env';
+import { storeFor } from '../stores';
+import { readBody } from '../body';
+import { listFormat } from '../negotiation';
+import { admitCreate, deleteNamespace } from './namespace-lifecycle';
+
+type Ctx = Context<AppEnv>;
+
+export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Response> {
+  const type = info.type;
+  if (!type || (info.namespace && !type.namespaced)) throw new StatusError(unknownResource());
+  // /api/v1/pods (no namespace) serves list and watch across namespaces, nothing else.
+  const allNamespaces = type.namespaced && !info.namespace;
+  if (!type.verbs.includes(info.verb) || (allNamespaces && info.verb !== 'list' && info.verb !== 'watch')) {
+    throw new StatusError(methodNotAllowed());
+  }
+  const url = new URL(c.req.url);
+  switch (info.verb) {
+    case 'get':
+      return get(c, type, info);
+    case 'list':
+      return reply(await storeFor(c.env, type).list(groupResource(type), {
+        namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
+      }));
+    case 'watch':
+      throw new StatusError(methodNotAllowed());
+    default:
+      return write(c, type, info, url);
+  }
+}
+
+async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<Response> {
+  const result = await storeFor(c.env, type).get(groupResource(type), {
+    namespace: info.namespace, name: info.name, subresource: info.subresource,
+  });
+  if (!result.ok || info.subresource) return reply(result);
+  const url = new URL(c.req.url);
+  const format = listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined);
+  if (format.as !== 'Table') return reply(result);
+  const obj = JSON.parse(result.value.body);
+  const table = toTable(type, [obj], {
+    includeObject: format.includeObject, now: Date.now(), listMeta: { resourceVersion: obj.metadata?.resourceVersion },
+  });
+  return json(200, JSON.stringify(table));
+}
+
+async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
+  const body = await readBody(c.req.raw);
+  const q = url.searchParams;
+  const dryRun = q.getAll('dryRun').includes('All');
+  const { namespace, name, subresource } = info;
+  let req: WriteRequest;
+  switch (info.verb) {
+    case 'create':
+      if (name || subresource) throw new StatusError(methodNotAllowed());
+      await admitCreate(c.env, type, namespace, body);
+      req = { verb: 'create', namespace, body };
+      break;
+    case 'update':
+      req = { verb: 'update', namespace, name, subresource, body };
+      break;
+    case 'patch':
+      req = { verb: 'patch', namespace, name, subresource, patchType: c.req.header('content-type') ?? '', body };
+      break;
+    case 'delete':
+      if (subresource) throw new StatusError(methodNotAllowed());
+      if (type.kind === 'Namespace' && !dryRun) return reply(await deleteNamespace(c.env, name, body));
+      req = { verb: 'delete', namespace, name, body, query: deleteQuery(q) };
+      break;
+    default:
+      req = {
+        verb: 'deletecollection', namespace, body, query: deleteQuery(q),
+        selectors: parseSelectors({ labelSelector: q.get('labelSelector') ?? '', fieldSelector: q.get('fieldSelector') ?? '' }, type),
+      };
+  }
+  return reply(await storeFor(c.env, type).write(groupResource(type), req, dryRun));
+}
+
+function deleteQuery(q: URLSearchParams) {
+  return {
+    gracePeriodSeconds: q.get('gracePeriodSeconds') ?? undefined,
+    propagationPolicy: q.get('propagationPolicy') ?? undefined,
+  };
+}
+
+export function reply(result: Result<StoreReply> | { ok: false; status: Status }): Response {
+  if (!result.ok) return statusResponse(result.status);
+  return json(result.value.code, result.value.body);
+}
+
+function json(code: number, body: string): Response {
+  return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
+}

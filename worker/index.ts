@@ -1,0 +1,6 @@
+// The Worker entry: the Hono front door plus the Durable Object classes it routes to.
+
+import { app } from './app';
+
+export { ResourceStore } from '../durable-objects/resource-store';
+export default app;
