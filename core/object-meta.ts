@@ -61,7 +61,9 @@ export function asTypedObject(type: ResourceType, body: unknown): KubeObject {
   if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata))) {
     throw new StatusError(badRequest('metadata must be an object'));
   }
-  return { ...obj, apiVersion: expectedVersion, kind: type.kind, metadata: { ...(obj.metadata ?? {}) } };
+  // Field order as Kubernetes serializes it: apiVersion, kind, metadata, then the rest.
+  const { apiVersion: _v, kind: _k, metadata, ...rest } = obj;
+  return { apiVersion: expectedVersion, kind: type.kind, metadata: { ...(metadata ?? {}) }, ...rest };
 }
 
 /** The namespace in the body must agree with the path (or be empty, and then the path's is used). */

@@ -23,8 +23,8 @@ export interface WatchRequest {
   bookmarks: boolean;
   deadline: number; // ms since epoch
   initialEvents: boolean; // synthetic ADDED for the current state first (RV unset or "0", or WatchList)
-  watchList: boolean; // sendInitialEvents=true: end the initial events with the initial-events-end bookmark
-  after: number; // deliver events with revision > after
+  watchList: boolean; // end the initial events with the initial-events-end bookmark
+  after: number | undefined; // deliver events with revision > after; undefined: from the newest revision
 }
 
 /** What the hub needs from the store that owns it. */
@@ -91,7 +91,7 @@ export class WatchHub {
 
   /** Starts a watcher: replay what it asked for, then join the live broadcast. */
   async start(req: WatchRequest, sink: Sink, now: number): Promise<Watcher> {
-    const w = new Watcher(req, sink, req.after, now, this.opts.bookmarkIntervalMs);
+    const w = new Watcher(req, sink, req.after ?? this.src.revision(), now, this.opts.bookmarkIntervalMs);
     this.catchingUp.add(w);
     try {
       await this.replay(w);
@@ -170,9 +170,10 @@ export class WatchHub {
 
   private async replay(w: Watcher): Promise<void> {
     const { req } = w;
-    if (req.watchList && req.after > this.src.revision()) {
-      if (!(await this.src.waitFor(req.after, this.opts.freshnessWaitMs))) {
-        return this.fail(w, tooLargeResourceVersion(req.after, this.src.revision(), 1));
+    if (req.initialEvents && w.after > this.src.revision()) {
+      // A watch-list must start from state at least as new as asked; wait a little, then 504.
+      if (!(await this.src.waitFor(w.after, this.opts.freshnessWaitMs))) {
+        return this.fail(w, tooLargeResourceVersion(w.after, this.src.revision(), 1));
       }
     }
     if (req.initialEvents) {

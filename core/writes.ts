@@ -14,7 +14,7 @@ import { scaleOf, withScale } from './scale';
 import { applyJsonPatch } from './patch/json-patch';
 import { applyMergePatch } from './patch/merge-patch';
 import { applyStrategicMergePatch } from './patch/strategic-merge-patch';
-import { PatchError } from './patch/patch-error';
+import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
 import { objectKey } from './object-key';
 import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
@@ -57,13 +57,6 @@ export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
 // apiserver registry/generic/registry/store.go: retries of a generateName collision (RetryGenerateName).
 const GENERATE_NAME_ATTEMPTS = 8;
 const GENERATE_NAME_MAX_BASE = 58;
-
-export const PATCH_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-];
 
 export function executeWrite(store: WriteStore, env: WriteEnv, req: WriteRequest): WriteResponse {
   switch (req.verb) {
@@ -175,24 +168,15 @@ function replaceScale(store: WriteStore, env: WriteEnv, current: KubeObject, bod
 function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { verb: 'patch' }>): WriteResponse {
   const { type } = env;
   checkSubresource(type, req.subresource);
-  const mediaType = req.patchType.split(';')[0].trim().toLowerCase();
-  if (!PATCH_TYPES.slice(0, 3).includes(mediaType)) {
-    throw new StatusError(unsupportedMediaType(mediaType, PATCH_TYPES.slice(0, 3)));
-  }
+  const patchType = patchTypeOf(req.patchType);
+  // Server-side apply (application/apply-patch+yaml) is not served yet: 415 like any unknown type.
+  if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, Object.values(PATCH_CONTENT_TYPES)));
   const current = existing(store, type, req.namespace, req.name);
-  const patchDoc = parseBody(req.body);
+  const patchDoc = decodePatchBody(patchType, req.body);
   const target = req.subresource === 'scale' ? scaleOf(current) : current;
-  let patched: unknown;
-  try {
-    if (mediaType === 'application/json-patch+json') patched = applyJsonPatch(target, patchDoc);
-    else if (mediaType === 'application/merge-patch+json') patched = applyMergePatch(target, patchDoc);
-    else patched = applyStrategicMergePatch(target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
-  } catch (e) {
-    if (e instanceof PatchError) {
-      throw new StatusError({ ...badRequest(e.message), code: e.code, reason: e.code === 422 ? 'Invalid' : 'BadRequest' });
-    }
-    throw e;
-  }
+  const patched = patchType === 'json' ? applyJsonPatch(target, patchDoc)
+    : patchType === 'merge' ? applyMergePatch(target, patchDoc)
+    : applyStrategicMergePatch(target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
   if (req.subresource === 'scale') return replaceScale(store, env, current, patched);
   return replace(store, env, current, asTypedObject(type, patched), req.subresource);
 }

@@ -1,10 +1,11 @@
-// Canonical layer (the etcd role): one Durable Object per resource type. It alone holds each object,
-// gives every write the next revision and logs its event in the same SQLite transaction.
+// Canonical layer (the etcd role) and its watch cache: one Durable Object per resource type. It alone
+// holds each object, gives every write the next revision, logs it in the same SQLite transaction, and
+// fans the event out to its watchers over HTTP streams and hibernatable WebSockets.
 
 import { DurableObject } from 'cloudflare:workers';
-import { lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
-import { internalError, notFound, StatusError, tooLargeResourceVersion, type Result, type Status } from '../core/status';
-import { executeWrite, type EventType, type WriteRequest } from '../core/writes';
+import { apiVersionOf, lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
+import { internalError, notFound, StatusError, statusResponse, tooLargeResourceVersion, tooManyRequests, type Result, type Status } from '../core/status';
+import { executeWrite, type WriteRequest } from '../core/writes';
 import type { KubeObject } from '../core/object-meta';
 import { objectKey, namespacePrefix } from '../core/object-key';
 import { ObjectState, type StateEntry } from '../core/object-state';
@@ -14,13 +15,25 @@ import { planList, type ListPlan } from '../core/list-plan';
 import { entriesAt, readPage } from '../core/list-query';
 import { formatRevision } from '../core/revision';
 import { renderList, type ListFormat } from '../core/list-render';
-import { SCHEMA, type Counter } from './schema';
 import { RevisionWaiters } from '../core/revision-waiters';
 import { scaleOf } from '../core/scale';
+import { toTable } from '../core/table';
+import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
+import { WatchHub, type Watcher } from '../core/watch-hub';
+import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
+import type { EventType, WatchEvent } from '../core/watch-event';
+import { CanonicalLog, type LogRow } from './canonical-log';
+import { socketSink, streamSink } from './watch-sinks';
+import { WATCH_HEADERS } from './watch-headers';
 
 export interface StoreEnv {
   EVENT_RETENTION_COUNT?: string;
   EVENT_RETENTION_SECONDS?: string;
+  WATCH_WINDOW_EVENTS?: string;
+  WATCH_BOOKMARK_INTERVAL_SECONDS?: string;
+  WATCH_MIN_TIMEOUT_SECONDS?: string;
+  WATCH_BUFFER_BYTES?: string;
+  MAX_WATCHERS?: string;
 }
 
 export interface GetRequest {
@@ -42,25 +55,38 @@ export interface StoreReply {
 
 // apiserver watch_cache.go blockTimeout: how long a read waits for a revision the store has not reached.
 const FRESHNESS_WAIT_MS = 3000;
-const DEFAULT_RETENTION_COUNT = 10_000;
 const NAMESPACES_AT_FIRST_START = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+const REPLAY_BATCH = 500;
+
+/** A watcher's identity kept on its hibernatable socket, so it can be rebuilt after eviction. */
+interface SocketAttachment {
+  target: WatchTarget;
+  deadline: number;
+}
 
 export class ResourceStore extends DurableObject<StoreEnv> {
-  private readonly sql: SqlStorage;
+  private readonly log: CanonicalLog;
   private readonly state = new ObjectState();
   private readonly waiters = new RevisionWaiters();
+  private readonly sockets = new Map<WebSocket, Watcher>();
   private type: ResourceType | undefined;
-  private revision = 0;
-  private compacted = 0;
-  private eventCount = 0;
+  private revision: number;
+  private compacted: number;
+  private eventCount: number;
+  private window!: WatchWindow;
+  private hub!: WatchHub;
+  private alarmAt: number | undefined;
 
   constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-    this.sql.exec(SCHEMA);
-    this.revision = this.counter('revision');
-    this.compacted = this.counter('compacted');
-    this.eventCount = this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM events').one().n;
+    this.log = new CanonicalLog(ctx.storage.sql);
+    this.revision = this.log.meta('revision');
+    this.compacted = this.log.meta('compacted');
+    this.eventCount = this.log.eventCount();
+    // A store that has served before knows its type: load now, and take back watchers whose
+    // sockets outlived the object's eviction (hibernation).
+    const known = this.log.meta('type');
+    if (known) this.typeFor(known);
   }
 
   async get(groupResource: string, req: GetRequest): Promise<Result<StoreReply>> {
@@ -86,7 +112,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       const revision = plan.revision === 'latest' ? this.revision : plan.revision;
       const hasSelectors = opts.labelSelector !== '' || opts.fieldSelector !== '';
       const prefix = namespacePrefix(req.namespace);
-      const page = readPage(this.entriesFor(plan, prefix, revision), {
+      const page = readPage(this.entriesFor(type, plan, prefix, revision), {
         selectors, hasSelectors, limit: plan.limit, revision,
       }, (after) => this.state.countFrom(prefix, after));
       const body = renderList(type, page, formatRevision(revision), req.format, Date.now());
@@ -100,14 +126,99 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     return this.guard(groupResource, (type) => this.applyWrite(type, req, dryRun));
   }
 
-  /** The newest revision this store has handed out: lets the front door and tests reason about freshness. */
+  /** Watches arrive as fetches (HTTP streaming or a WebSocket upgrade) with the target in headers. */
+  override async fetch(request: Request): Promise<Response> {
+    const h = request.headers;
+    try {
+      const type = this.typeFor(h.get(WATCH_HEADERS.type) ?? '');
+      const target: WatchTarget = {
+        namespace: h.get(WATCH_HEADERS.namespace) ?? '',
+        name: h.get(WATCH_HEADERS.name) ?? '',
+        query: new URL(request.url).search,
+        table: h.get(WATCH_HEADERS.table) === '1',
+      };
+      const now = Date.now();
+      const req = parseWatchRequest(type, target, {
+        now, minTimeoutSeconds: this.setting('WATCH_MIN_TIMEOUT_SECONDS', 1800), random: Math.random,
+      });
+      if (this.hub.size >= this.setting('MAX_WATCHERS', 6000)) {
+        throw new StatusError(tooManyRequests('Too many requests, please try again later.', 1));
+      }
+      if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol));
+      let watcher: Watcher | undefined;
+      const { sink, body } = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher));
+      this.hub.start(req, sink, now).then((w) => {
+        watcher = w;
+        this.scheduleTimers(w.req.deadline);
+      }, (e) => console.error('watch failed', e));
+      return new Response(body, {
+        headers: {
+          'content-type': 'application/json',
+          // Local dev gzips JSON for clients that accept it, which holds events back until the end.
+          'content-encoding': 'identity',
+          'cache-control': 'no-cache, private',
+        },
+      });
+    } catch (e) {
+      return statusResponse(failure(e).status);
+    }
+  }
+
+  override async webSocketMessage(): Promise<void> {
+    // Like kube-apiserver, anything a watch client sends is ignored.
+  }
+
+  override async webSocketClose(ws: WebSocket): Promise<void> {
+    this.dropSocket(ws);
+    try {
+      // Completes the close handshake even where the runtime does not answer a client's close itself.
+      ws.close(1000, 'closed');
+    } catch {
+      // already closed
+    }
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.dropSocket(ws);
+  }
+
+  override async alarm(): Promise<void> {
+    this.alarmAt = undefined;
+    if (!this.type) return;
+    const next = this.hub.tick(Date.now());
+    if (next !== undefined) this.scheduleTimers(next);
+  }
+
+  /** The newest revision this store has handed out. */
   async currentRevision(): Promise<number> {
     return this.revision;
   }
 
+  private acceptSocket(target: WatchTarget, req: ReturnType<typeof parseWatchRequest>, now: number, protocol: string | null): Response {
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    this.ctx.acceptWebSocket(server);
+    server.serializeAttachment({ target, deadline: req.deadline } satisfies SocketAttachment);
+    this.hub.start(req, socketSink(server), now).then((w) => {
+      if (w.closed) return;
+      this.sockets.set(server, w);
+      this.scheduleTimers(w.req.deadline);
+    }, (e) => console.error('watch failed', e));
+    const headers: Record<string, string> = {};
+    if (protocol) headers['sec-websocket-protocol'] = protocol;
+    return new Response(null, { status: 101, webSocket: client, headers });
+  }
+
+  private dropSocket(ws: WebSocket): void {
+    const w = this.sockets.get(ws);
+    this.sockets.delete(ws);
+    if (w) this.hub.close(w);
+  }
+
   private applyWrite(type: ResourceType, req: WriteRequest, dryRun: boolean): StoreReply {
-    const changes: { type: EventType; key: string; json: string; prev: StateEntry | undefined; revision: number }[] = [];
+    const changes: { type: EventType; key: string; json: string; prev: StateEntry | undefined; revision: number; object: KubeObject }[] = [];
     let next = this.revision;
+    const now = Date.now();
     const reply = this.ctx.storage.transactionSync(() => {
       const result = executeWrite({
         get: (key) => {
@@ -121,74 +232,72 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           object.metadata.resourceVersion = formatRevision(next);
           const json = JSON.stringify(object);
           const prev = this.state.get(key);
-          this.persist(eventType, key, json, prev, next);
-          changes.push({ type: eventType, key, json, prev, revision: next });
+          this.log.append(eventType, key, json, prev?.json, next, now);
+          changes.push({ type: eventType, key, json, prev, revision: next, object });
           return object;
         },
-      }, { type, now: Date.now(), newUid: () => crypto.randomUUID(), randomSuffix }, req);
-      if (changes.length) this.setCounter('revision', next);
+      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix }, req);
+      if (changes.length) this.log.setMeta('revision', next);
       return { code: result.code, body: JSON.stringify(result.body) };
     });
-    // Memory follows SQLite only once the transaction has committed.
+    // Memory and watchers follow SQLite only once the transaction has committed. The output gate
+    // holds every frame sent here until the write is durable, so no watcher sees a lost write.
     for (const c of changes) {
+      const entry = this.entry(type, c.key, c.revision, c.json, c.object);
       if (c.type === 'DELETED') this.state.delete(c.key);
-      else this.state.set(this.entry(type, c.key, c.revision, c.json));
+      else this.state.set(entry);
+      this.revision = c.revision;
+      const ev: WatchEvent = {
+        revision: c.revision, type: c.type, key: c.key, object: entry, prev: c.prev, at: now,
+        namespace: c.object.metadata.namespace ?? '', name: c.object.metadata.name ?? '',
+      };
+      this.window.append(ev, now);
+      this.hub.publish(ev);
+      ev.frames = undefined;
     }
     if (changes.length) {
-      this.revision = next;
       this.eventCount += changes.length;
-      this.waiters.advance(next);
-      this.compactIfNeeded();
+      this.waiters.advance(this.revision);
+      this.compactIfNeeded(now);
     }
     return reply;
   }
 
-  private persist(type: EventType, key: string, json: string, prev: StateEntry | undefined, revision: number): void {
-    if (type === 'DELETED') this.sql.exec('DELETE FROM objects WHERE key = ?', key);
-    else this.sql.exec('INSERT OR REPLACE INTO objects (key, revision, value) VALUES (?, ?, ?)', key, revision, json);
-    this.sql.exec(
-      'INSERT INTO events (revision, type, key, value, prev_value, at) VALUES (?, ?, ?, ?, ?, ?)',
-      revision, type, key, json, prev?.json ?? null, Date.now(),
-    );
-  }
-
   /** Retention by count and/or age; what is compacted answers 410 Expired from then on. */
-  private compactIfNeeded(): void {
-    const keep = Number(this.env.EVENT_RETENTION_COUNT ?? DEFAULT_RETENTION_COUNT);
-    const maxAgeMs = Number(this.env.EVENT_RETENTION_SECONDS ?? 0) * 1000;
+  private compactIfNeeded(now: number): void {
+    const keep = this.setting('EVENT_RETENTION_COUNT', 10_000);
+    const maxAgeMs = this.setting('EVENT_RETENTION_SECONDS', 0) * 1000;
     let upTo = this.compacted;
     if (this.eventCount > keep) upTo = Math.max(upTo, this.revision - keep);
-    if (maxAgeMs > 0) {
-      const row = this.sql.exec<{ r: number | null }>('SELECT max(revision) AS r FROM events WHERE at < ?', Date.now() - maxAgeMs).one();
-      if (row.r !== null) upTo = Math.max(upTo, row.r);
-    }
+    if (maxAgeMs > 0) upTo = Math.max(upTo, this.log.newestBefore(now - maxAgeMs) ?? 0);
     if (upTo <= this.compacted) return;
-    this.ctx.storage.transactionSync(() => {
-      this.sql.exec('DELETE FROM events WHERE revision <= ?', upTo);
-      this.setCounter('compacted', upTo);
-    });
+    this.ctx.storage.transactionSync(() => this.log.compact(upTo));
     this.compacted = upTo;
-    this.eventCount = this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM events').one().n;
+    this.eventCount = this.log.eventCount();
   }
 
-  private entriesFor(plan: ListPlan, prefix: string, revision: number): Iterable<StateEntry> {
+  private entriesFor(type: ResourceType, plan: ListPlan, prefix: string, revision: number): Iterable<StateEntry> {
     const current = this.state.range(prefix, plan.start);
     if (revision >= this.revision) return current;
-    // Undo, per key, every change after `revision`: its first later event's prev_value is its value then.
+    const before = this.log.valuesBefore(revision, (key) => key.startsWith(prefix) && key >= plan.start);
     const overrides = new Map<string, StateEntry | null>();
-    const type = this.type!;
-    for (const row of this.sql.exec<{ key: string; prev_value: string | null }>(
-      'SELECT key, prev_value FROM events WHERE revision > ? ORDER BY revision', revision,
-    )) {
-      if (overrides.has(row.key) || !row.key.startsWith(prefix) || row.key < plan.start) continue;
-      overrides.set(row.key, row.prev_value === null ? null : this.entry(type, row.key, 0, row.prev_value));
-    }
+    for (const [key, value] of before) overrides.set(key, value === null ? null : this.entry(type, key, 0, value));
     return entriesAt(current, overrides);
   }
 
-  private entry(type: ResourceType, key: string, revision: number, json: string): StateEntry {
-    const obj = JSON.parse(json) as KubeObject;
+  private entry(type: ResourceType, key: string, revision: number, json: string, parsed?: KubeObject): StateEntry {
+    const obj = parsed ?? (JSON.parse(json) as KubeObject);
     return { key, revision, json, labels: obj.metadata.labels ?? {}, fields: objectFields(type, obj) };
+  }
+
+  private eventFromLog(type: ResourceType, row: LogRow): WatchEvent {
+    const obj = JSON.parse(row.value) as KubeObject;
+    return {
+      revision: row.revision, type: row.type, key: row.key, at: 0,
+      namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '',
+      object: this.entry(type, row.key, row.revision, row.value, obj),
+      prev: row.prev_value === null ? undefined : this.entry(type, row.key, 0, row.prev_value),
+    };
   }
 
   private async waitFor(revision: number): Promise<void> {
@@ -196,22 +305,71 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     throw new StatusError(tooLargeResourceVersion(revision, this.revision, 1));
   }
 
+  private scheduleTimers(due: number): void {
+    const at = Math.max(due, Date.now() + 1000);
+    if (this.alarmAt !== undefined && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
+  }
+
+  private setting(name: keyof StoreEnv, fallback: number): number {
+    const v = Number(this.env[name]);
+    return Number.isFinite(v) && this.env[name] !== undefined && this.env[name] !== '' ? v : fallback;
+  }
+
   private typeFor(groupResource: string): ResourceType {
     if (this.type) return this.type;
     const type = lookupGroupResource(groupResource);
     if (!type) throw new Error(`unknown resource type ${groupResource}`);
     this.type = type;
-    this.loadState(type);
+    if (this.log.meta('type') !== groupResource) this.log.setMeta('type', groupResource);
+    this.start(type);
     return type;
   }
 
-  private loadState(type: ResourceType): void {
-    for (const row of this.sql.exec<{ key: string; revision: number; value: string }>('SELECT key, revision, value FROM objects')) {
-      this.state.set(this.entry(type, row.key, row.revision, row.value));
-    }
+  private start(type: ResourceType): void {
+    for (const row of this.log.objects()) this.state.set(this.entry(type, row.key, row.revision, row.value));
+    this.window = new WatchWindow({ ...DEFAULT_WINDOW, maxEvents: this.setting('WATCH_WINDOW_EVENTS', DEFAULT_WINDOW.maxEvents) }, this.revision);
+    const apiVersion = apiVersionOf(type);
+    this.hub = new WatchHub({
+      kind: type.kind,
+      apiVersion,
+      revision: () => this.revision,
+      compacted: () => this.compacted,
+      window: this.window,
+      entries: (namespace) => this.state.range(namespacePrefix(namespace)),
+      readLog: (after, limit) => this.log.since(after, limit).map((row) => this.eventFromLog(type, row)),
+      waitFor: (revision, ms) => this.waiters.wait(revision, ms),
+      table: (json, headers) => JSON.stringify(toTable(type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers })),
+      triggerOf: type.watchIndexField ? (fields) => fields[type.watchIndexField!] : undefined,
+      yieldTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
+    }, {
+      bookmarkIntervalMs: this.setting('WATCH_BOOKMARK_INTERVAL_SECONDS', 60) * 1000,
+      replayBatch: REPLAY_BATCH,
+      freshnessWaitMs: FRESHNESS_WAIT_MS,
+    });
     if (type.kind === 'Namespace' && this.revision === 0) {
       for (const name of NAMESPACES_AT_FIRST_START) {
         this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify({ metadata: { name } }) }, false);
+      }
+    }
+    this.restoreSockets(type);
+  }
+
+  /** After eviction, every socket's watcher had seen every event: it rejoins at the current revision. */
+  private restoreSockets(type: ResourceType): void {
+    const now = Date.now();
+    for (const ws of this.ctx.getWebSockets()) {
+      const a = ws.deserializeAttachment() as SocketAttachment | null;
+      if (!a) continue;
+      try {
+        const req = parseWatchRequest(type, a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
+        const w = this.hub.restore({ ...req, deadline: a.deadline }, socketSink(ws), now);
+        this.sockets.set(ws, w);
+        this.scheduleTimers(a.deadline);
+      } catch (e) {
+        console.error('could not restore watcher', e);
+        ws.close(1011, 'watch lost');
       }
     }
   }
@@ -222,15 +380,6 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     } catch (e) {
       return failure(e);
     }
-  }
-
-  private counter(name: Counter): number {
-    const rows = this.sql.exec<{ value: number }>('SELECT value FROM counters WHERE name = ?', name).toArray();
-    return rows.length ? rows[0].value : 0;
-  }
-
-  private setCounter(name: Counter, value: number): void {
-    this.sql.exec('INSERT OR REPLACE INTO counters (name, value) VALUES (?, ?)', name, value);
   }
 }
 

@@ -15,12 +15,13 @@ CREATE TABLE IF NOT EXISTS events (
   prev_value TEXT,
   at INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS counters (
+CREATE TABLE IF NOT EXISTS meta (
   name TEXT PRIMARY KEY,
-  value INTEGER NOT NULL
+  value
 );
 `;
 
 // `revision`: the last revision handed out (never reused, even after compaction).
 // `compacted`: every event at or below it has been deleted from the log.
-export type Counter = 'revision' | 'compacted';
+// `type`: the group/resource this store holds, so a restarted object knows itself before any request.
+export type MetaKey = 'revision' | 'compacted' | 'type';

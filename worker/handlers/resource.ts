@@ -14,6 +14,7 @@ import { storeFor } from '../stores';
 import { readBody } from '../body';
 import { listFormat } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
+import { watch } from './watch';
 
 type Ctx = Context<AppEnv>;
 
@@ -34,7 +35,7 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
         namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
       }));
     case 'watch':
-      throw new StatusError(methodNotAllowed());
+      return watch(c, type, info, url);
     default:
       return write(c, type, info, url);
   }

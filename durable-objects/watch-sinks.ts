@@ -1,0 +1,66 @@
+// Broadcast layer: the two transports a watcher's frames leave by. Both carry the same frames; an HTTP
+// stream sends the bytes encoded once per frame, a WebSocket the text, one event per message.
+
+import { frameBytes, type Frame } from '../core/watch-event';
+import type { Sink } from '../core/watch-hub';
+
+/**
+ * A chunked HTTP response body with a bounded buffer. Bytes wait in the stream's queue while the client
+ * does not read; past `limitBytes` the sink reports overflow and the hub closes the watcher, so one slow
+ * client never holds memory or the object's thread.
+ */
+export function streamSink(limitBytes: number, onCancel: () => void): { sink: Sink; body: ReadableStream<Uint8Array> } {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let closed = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      cancel() {
+        closed = true;
+        onCancel();
+      },
+    },
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  );
+  const sink: Sink = {
+    send(frame: Frame): boolean {
+      if (closed) return false;
+      if (-(controller.desiredSize ?? 0) > limitBytes) return false;
+      controller.enqueue(frameBytes(frame));
+      return true;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        controller.close();
+      } catch {
+        // already errored by a client disconnect
+      }
+    },
+  };
+  return { sink, body };
+}
+
+/** A hibernatable WebSocket. workerd exposes no bufferedAmount, so overflow shows only as a failed send. */
+export function socketSink(ws: WebSocket): Sink {
+  return {
+    send(frame: Frame): boolean {
+      try {
+        ws.send(frame.text);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close() {
+      try {
+        ws.close(1000, 'watch closed');
+      } catch {
+        // already closed by the client
+      }
+    },
+  };
+}

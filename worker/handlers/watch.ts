@@ -1,0 +1,35 @@
+// Front door: a watch goes to the store's fetch handler, which answers with a chunked JSON stream or
+// accepts the WebSocket upgrade itself, so frames flow from the store to the client without a hop here.
+
+import type { Context } from 'hono';
+import type { ResourceRequest } from '../../core/request-info';
+import type { ResourceType } from '../../core/registry';
+import { groupResource } from '../../core/registry';
+import { WATCH_HEADERS } from '../../durable-objects/watch-headers';
+import type { AppEnv } from '../env';
+import { storeFor } from '../stores';
+import { listFormat } from '../negotiation';
+import { BEARER_PROTOCOL_PREFIX } from '../auth';
+
+// The handshake headers a WebSocket upgrade needs to reach the store intact.
+const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions'];
+
+export async function watch(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
+  const headers = new Headers();
+  for (const name of UPGRADE_HEADERS) {
+    const v = c.req.header(name);
+    if (v) headers.set(name, v);
+  }
+  headers.set(WATCH_HEADERS.type, groupResource(type));
+  headers.set(WATCH_HEADERS.namespace, info.namespace);
+  headers.set(WATCH_HEADERS.name, info.name);
+  if (listFormat(c.req.header('accept'), undefined).as === 'Table') headers.set(WATCH_HEADERS.table, '1');
+  const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
+  if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
+  return storeFor(c.env, type).fetch(new Request(`https://store.internal/watch${url.search}`, { headers }));
+}
+
+/** kube-apiserver strips the bearer-token protocol and echoes one of the others (e.g. base64.binary.k8s.io). */
+function echoedProtocol(offered: string | undefined): string | undefined {
+  return offered?.split(',').map((p) => p.trim()).find((p) => p && !p.startsWith(BEARER_PROTOCOL_PREFIX));
+}
