@@ -10,9 +10,11 @@ import type { WatchWindow } from './watch-window';
 import { matches } from './list-query';
 import { resourceExpired, tooLargeResourceVersion, type Status } from './status';
 
-/** Where a watcher's frames go: an HTTP stream or a WebSocket. `send` is false once its buffer is full. */
+/** Where a watcher's frames go: an HTTP stream or a WebSocket. */
 export interface Sink {
-  send(frame: Frame): boolean;
+  send(frame: Frame): boolean; // false: over its buffer, and the watcher must go
+  full(): boolean; // a replay should stop sending and wait for `drained`
+  drained(timeoutMs: number): Promise<boolean>; // false: it did not drain in time
   close(): void;
 }
 
@@ -46,6 +48,7 @@ export interface HubOptions {
   bookmarkIntervalMs: number; // apiserver defaultBookmarkFrequency: 1 min
   replayBatch: number; // events or objects replayed per turn
   freshnessWaitMs: number; // WatchList waits this long for a future revision (blockTimeout, 3 s)
+  drainWaitMs: number; // how long a replay waits for a full client buffer before closing it
 }
 
 export interface HubStats {
@@ -68,6 +71,13 @@ export class Watcher {
 
   constructor(readonly req: WatchRequest, readonly sink: Sink, public after: number, now: number, interval: number) {
     this.nextBookmark = now + interval;
+  }
+
+  /** When this watcher next needs the hub's attention: its next bookmark, its last one, or its end. */
+  nextDue(): number {
+    if (!this.req.bookmarks) return this.req.deadline;
+    const final = this.finalBookmarkSent ? this.req.deadline : this.req.deadline - FINAL_BOOKMARK_MS;
+    return Math.min(this.nextBookmark, final);
   }
 
   format(): FrameFormat {
@@ -123,20 +133,17 @@ export class WatchHub {
     let next: number | undefined;
     const head = this.src.revision();
     for (const w of [...this.index.watchers()]) {
-      if (now >= w.req.deadline) {
-        this.close(w);
-        continue;
-      }
       if (w.req.bookmarks && head >= w.after) {
         const finalDue = !w.finalBookmarkSent && now >= w.req.deadline - FINAL_BOOKMARK_MS;
         if (finalDue || now >= w.nextBookmark) {
           if (finalDue) w.finalBookmarkSent = true;
           w.nextBookmark = now + this.opts.bookmarkIntervalMs;
           this.deliver(w, bookmarkFrame(this.src.kind, this.src.apiVersion, head));
-          if (w.closed) continue;
         }
       }
-      const due = Math.min(w.req.deadline, w.req.bookmarks ? Math.min(w.nextBookmark, w.finalBookmarkSent ? Infinity : w.req.deadline - FINAL_BOOKMARK_MS) : Infinity);
+      if (now >= w.req.deadline) this.close(w);
+      if (w.closed) continue;
+      const due = w.nextDue();
       next = next === undefined ? due : Math.min(next, due);
     }
     return next;
@@ -181,40 +188,59 @@ export class WatchHub {
       const snapshot = [...this.src.entries(req.scope.namespace)].filter((e) => matches(e, req.scope.selectors));
       w.after = this.src.revision();
       for (let i = 0; i < snapshot.length; i++) {
-        if (w.closed) return;
+        if (!(await this.makeRoom(w, i))) return;
         this.deliver(w, addedFrame(snapshot[i].json, w.format(), this.src.table));
-        if ((i + 1) % this.opts.replayBatch === 0) await this.src.yieldTurn();
       }
     } else if (w.after < this.src.compacted()) {
-      this.stats.expired++;
-      return this.fail(w, resourceExpired(`too old resource version: ${w.after} (${this.src.compacted()})`));
+      return this.expire(w);
     }
     await this.catchUp(w);
-    if (w.closed) return;
-    if (req.watchList && req.bookmarks) {
+  }
+
+  /**
+   * Replays events after w.after, from the log in batches while they are older than the window, then
+   * from memory, pausing whenever the client's buffer is full. It joins the live broadcast in the same
+   * turn as the last replayed event, so no write can slip between the replay and the broadcast.
+   */
+  private async catchUp(w: Watcher): Promise<void> {
+    for (let sent = 0; ; ) {
+      if (w.closed) return;
+      const recent = this.src.window.since(w.after);
+      const events = recent ?? (w.after < this.src.compacted() ? undefined : this.src.readLog(w.after, this.opts.replayBatch));
+      if (!events) return this.expire(w);
+      let i = 0;
+      for (; i < events.length && !w.sink.full(); i++) this.replayEvent(w, events[i]);
+      sent += i;
+      if (recent && i === events.length) return this.finishReplay(w);
+      if (!(await this.makeRoom(w, sent))) return;
+    }
+  }
+
+  /** Between replay batches: wait for a full client buffer to drain (bounded), and let writes run. */
+  private async makeRoom(w: Watcher, sent: number): Promise<boolean> {
+    if (w.closed) return false;
+    if (w.sink.full()) {
+      if (!(await w.sink.drained(this.opts.drainWaitMs))) {
+        this.stats.slowClosed++;
+        this.close(w);
+        return false;
+      }
+    } else if (sent > 0 && sent % this.opts.replayBatch === 0) {
+      await this.src.yieldTurn();
+    }
+    return !w.closed;
+  }
+
+  private finishReplay(w: Watcher): void {
+    if (w.req.watchList && w.req.bookmarks) {
       this.deliver(w, bookmarkFrame(this.src.kind, this.src.apiVersion, Math.max(w.after, this.src.revision()), true));
     }
     if (!w.closed) this.goLive(w);
   }
 
-  /** Replays events after w.after: from the log in batches while they are older than the window, then from memory. */
-  private async catchUp(w: Watcher): Promise<void> {
-    for (;;) {
-      if (w.closed) return;
-      const recent = this.src.window.since(w.after);
-      if (recent) {
-        // Synchronous from here to goLive: no write can slip between the replay and the live broadcast.
-        for (const ev of recent) this.replayEvent(w, ev);
-        return;
-      }
-      if (w.after < this.src.compacted()) {
-        this.stats.expired++;
-        return this.fail(w, resourceExpired(`too old resource version: ${w.after} (${this.src.compacted()})`));
-      }
-      const batch = this.src.readLog(w.after, this.opts.replayBatch);
-      for (const ev of batch) this.replayEvent(w, ev);
-      await this.src.yieldTurn();
-    }
+  private expire(w: Watcher): void {
+    this.stats.expired++;
+    this.fail(w, resourceExpired(`too old resource version: ${w.after} (${this.src.compacted()})`));
   }
 
   private replayEvent(w: Watcher, ev: WatchEvent): void {

@@ -57,6 +57,8 @@ export interface StoreReply {
 const FRESHNESS_WAIT_MS = 3000;
 const NAMESPACES_AT_FIRST_START = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 const REPLAY_BATCH = 500;
+// A catching-up client that takes nothing from its full buffer for this long is closed; it may resume.
+const DRAIN_WAIT_MS = 30_000;
 
 /** A watcher's identity kept on its hibernatable socket, so it can be rebuilt after eviction. */
 interface SocketAttachment {
@@ -101,7 +103,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     });
   }
 
-  async list(groupResource: string, req: ListRequest): Promise<Result<StoreReply>> {
+  /** A Response, not a Result: a list can outgrow the 32 MiB limit of an RPC value, a body cannot. */
+  async list(groupResource: string, req: ListRequest): Promise<Response> {
     try {
       const type = this.typeFor(groupResource);
       const opts = parseListOptions(new URLSearchParams(req.query), false);
@@ -116,9 +119,9 @@ export class ResourceStore extends DurableObject<StoreEnv> {
         selectors, hasSelectors, limit: plan.limit, revision,
       }, (after) => this.state.countFrom(prefix, after));
       const body = renderList(type, page, formatRevision(revision), req.format, Date.now());
-      return { ok: true, value: { code: 200, body } };
+      return new Response(body, { headers: { 'content-type': 'application/json' } });
     } catch (e) {
-      return failure(e);
+      return statusResponse(failure(e).status);
     }
   }
 
@@ -149,7 +152,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       const { sink, body } = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher));
       this.hub.start(req, sink, now).then((w) => {
         watcher = w;
-        this.scheduleTimers(w.req.deadline);
+        this.scheduleTimers(w.nextDue());
       }, (e) => console.error('watch failed', e));
       return new Response(body, {
         headers: {
@@ -202,7 +205,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     this.hub.start(req, socketSink(server), now).then((w) => {
       if (w.closed) return;
       this.sockets.set(server, w);
-      this.scheduleTimers(w.req.deadline);
+      this.scheduleTimers(w.nextDue());
     }, (e) => console.error('watch failed', e));
     const headers: Record<string, string> = {};
     if (protocol) headers['sec-websocket-protocol'] = protocol;
@@ -347,6 +350,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       bookmarkIntervalMs: this.setting('WATCH_BOOKMARK_INTERVAL_SECONDS', 60) * 1000,
       replayBatch: REPLAY_BATCH,
       freshnessWaitMs: FRESHNESS_WAIT_MS,
+      drainWaitMs: DRAIN_WAIT_MS,
     });
     if (type.kind === 'Namespace' && this.revision === 0) {
       for (const name of NAMESPACES_AT_FIRST_START) {
@@ -366,7 +370,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
         const req = parseWatchRequest(type, a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
         const w = this.hub.restore({ ...req, deadline: a.deadline }, socketSink(ws), now);
         this.sockets.set(ws, w);
-        this.scheduleTimers(a.deadline);
+        this.scheduleTimers(w.nextDue());
       } catch (e) {
         console.error('could not restore watcher', e);
         ws.close(1011, 'watch lost');

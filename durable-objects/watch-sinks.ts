@@ -12,10 +12,18 @@ import type { Sink } from '../core/watch-hub';
 export function streamSink(limitBytes: number, onCancel: () => void): { sink: Sink; body: ReadableStream<Uint8Array> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
+  let wake: (() => void)[] = [];
+  const queued = () => -(controller.desiredSize ?? 0);
   const body = new ReadableStream<Uint8Array>(
     {
       start(c) {
         controller = c;
+      },
+      // Called when the client has taken everything queued: a paused replay may go on.
+      pull() {
+        const w = wake;
+        wake = [];
+        for (const f of w) f();
       },
       cancel() {
         closed = true;
@@ -26,10 +34,20 @@ export function streamSink(limitBytes: number, onCancel: () => void): { sink: Si
   );
   const sink: Sink = {
     send(frame: Frame): boolean {
-      if (closed) return false;
-      if (-(controller.desiredSize ?? 0) > limitBytes) return false;
+      if (closed || queued() > limitBytes) return false;
       controller.enqueue(frameBytes(frame));
       return true;
+    },
+    full: () => queued() > limitBytes / 2,
+    drained(timeoutMs: number): Promise<boolean> {
+      if (closed) return Promise.resolve(false);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), timeoutMs);
+        wake.push(() => {
+          clearTimeout(timer);
+          resolve(!closed);
+        });
+      });
     },
     close() {
       if (closed) return;
@@ -47,6 +65,8 @@ export function streamSink(limitBytes: number, onCancel: () => void): { sink: Si
 /** A hibernatable WebSocket. workerd exposes no bufferedAmount, so overflow shows only as a failed send. */
 export function socketSink(ws: WebSocket): Sink {
   return {
+    full: () => false,
+    drained: () => Promise.resolve(true),
     send(frame: Frame): boolean {
       try {
         ws.send(frame.text);

@@ -2,7 +2,7 @@
 // sends bearer tokens only over TLS, while curl, tests and browsers may use plain HTTP; the first byte
 // of a connection tells them apart, and bytes are then piped unparsed.
 
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createServer, connect, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -30,10 +30,18 @@ export function localCertificate(dir: string): TlsFiles {
   return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
 }
 
-export function listenDual(port: number, upstreamPort: number, tls: TlsFiles): Promise<Server> {
+export interface DualListener {
+  port: number;
+  close(): Promise<void>;
+}
+
+export function listenDual(port: number, upstreamPort: number, tls: TlsFiles): Promise<DualListener> {
+  const open = new Set<Socket>();
   const tlsServer = createTlsServer({ cert: tls.cert, key: tls.key }, (secure) => pipeTo(secure, upstreamPort));
   tlsServer.on('tlsClientError', (_err, socket) => socket.destroy());
   const server = createServer({ noDelay: true }, (socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());
     // Peek at the first byte without switching the socket to flowing mode, then hand it on untouched.
     socket.once('readable', () => {
@@ -46,7 +54,17 @@ export function listenDual(port: number, upstreamPort: number, tls: TlsFiles): P
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      resolve({
+        port: typeof address === 'object' && address ? address.port : port,
+        // Long-lived watch connections would keep close() waiting forever: end them.
+        close: () => new Promise<void>((done) => {
+          server.close(() => done());
+          for (const s of open) s.destroy();
+        }),
+      });
+    });
   });
 }
 

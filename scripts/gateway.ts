@@ -39,14 +39,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const upstream = await mf.ready;
   const tls = localCertificate(join(opts.persistDir, 'tls'));
   const listener = await listenDual(opts.port, Number(upstream.port), tls);
-  const address = listener.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const port = listener.port;
   return {
     url: `http://127.0.0.1:${port}`,
     httpsUrl: `https://127.0.0.1:${port}`,
     caCert: tls.cert,
     stop: async () => {
-      await new Promise<void>((resolve) => listener.close(() => resolve()));
+      await listener.close();
       await mf.dispose();
     },
   };

@@ -66,7 +66,7 @@ describe('ResourceStore log and state', () => {
           expect(JSON.parse(ev.value).metadata.resourceVersion).toBe(String(ev.revision));
         }
       }
-      const counter = sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = 'revision'").one().value;
+      const counter = sql.exec<{ value: number }>("SELECT value FROM meta WHERE name = 'revision'").one().value;
       const maxEvent = sql.exec<{ r: number }>('SELECT max(revision) AS r FROM events').one().r;
       expect(counter).toBe(maxEvent);
       expect(objects.get('default/agree-a') && JSON.parse(objects.get('default/agree-a')!.value).data).toEqual({ v: '2' });

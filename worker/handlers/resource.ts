@@ -31,9 +31,9 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
     case 'get':
       return get(c, type, info);
     case 'list':
-      return reply(await storeFor(c.env, type).list(groupResource(type), {
+      return storeFor(c.env, type).list(groupResource(type), {
         namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
-      }));
+      });
     case 'watch':
       return watch(c, type, info, url);
     default:

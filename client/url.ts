@@ -1,0 +1,28 @@
+// Client: request URLs. The server may carry a path prefix (behind a proxy), so paths are appended to it
+// rather than resolved against it, which would drop the prefix.
+
+export type QueryValue = string | number | boolean | undefined;
+
+export function apiUrl(server: string, path: string, query: Record<string, QueryValue> = {}): URL {
+  const url = new URL(server.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+  }
+  return url;
+}
+
+/** The same URL for a WebSocket: ws: for http:, wss: for https:. */
+export function socketUrl(url: URL): string {
+  const ws = new URL(url);
+  ws.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return ws.toString();
+}
+
+/** The value kube-apiserver's WebSocket authenticator accepts in place of an Authorization header. */
+export function bearerProtocol(token: string): string {
+  const bytes = new TextEncoder().encode(token);
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  const b64url = btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return `base64url.bearer.authorization.k8s.io.${b64url}`;
+}

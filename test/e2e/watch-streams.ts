@@ -1,0 +1,118 @@
+// Test helper: raw watch connections to the gateway over HTTP streaming (node:http) and WebSocket (ws),
+// collecting events so tests can wait for them with a bounded timeout instead of sleeping.
+import { request, type ClientRequest } from 'node:http';
+import WebSocket from 'ws';
+import { TOKEN, type Running } from './fixtures';
+
+export interface WatchEventMsg {
+  type: string;
+  object: any;
+}
+
+export class EventLog {
+  readonly events: WatchEventMsg[] = [];
+  ended = false;
+  status = 0;
+  private waiters: (() => void)[] = [];
+
+  push(e: WatchEventMsg): void {
+    this.events.push(e);
+    this.wake();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wake();
+  }
+
+  /** Resolves once `pred` holds; fails with `what` after `timeoutMs`. */
+  async until(pred: (events: WatchEventMsg[]) => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pred(this.events)) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}; got ${this.events.length} events: ${summary(this.events)}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async untilEnded(what: string, timeoutMs = 15_000): Promise<void> {
+    await this.until(() => this.ended, what, timeoutMs);
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+}
+
+function summary(events: WatchEventMsg[]): string {
+  return events.slice(-5).map((e) => `${e.type}:${e.object?.metadata?.name ?? ''}@${e.object?.metadata?.resourceVersion}`).join(', ');
+}
+
+export interface OpenWatch {
+  log: EventLog;
+  close(): void;
+}
+
+export function httpWatch(r: Running, path: string, headers: Record<string, string> = {}): Promise<OpenWatch> {
+  const log = new EventLog();
+  const url = new URL(path, r.gateway.url);
+  return new Promise((resolve, reject) => {
+    const req: ClientRequest = request(url, { headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
+      log.status = res.statusCode ?? 0;
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.trim()) log.push(JSON.parse(line));
+        }
+      });
+      res.on('end', () => log.end());
+      res.on('error', () => log.end());
+      res.on('close', () => log.end());
+      resolve({ log, close: () => req.destroy() });
+    });
+    req.on('error', (e) => {
+      log.end();
+      reject(e);
+    });
+    req.end();
+  });
+}
+
+export function wsWatch(r: Running, path: string, opts: { protocolAuth?: boolean } = {}): Promise<OpenWatch> {
+  const log = new EventLog();
+  const url = new URL(path, r.gateway.url.replace('http://', 'ws://'));
+  const protocols = opts.protocolAuth
+    ? [`base64url.bearer.authorization.k8s.io.${Buffer.from(TOKEN).toString('base64url')}`, 'base64.binary.k8s.io']
+    : undefined;
+  const ws = new WebSocket(url, protocols, { headers: opts.protocolAuth ? {} : { authorization: `Bearer ${TOKEN}` } });
+  return new Promise((resolve, reject) => {
+    ws.on('open', () => {
+      log.status = 101;
+      resolve({ log, close: () => ws.terminate() });
+    });
+    ws.on('message', (data) => log.push(JSON.parse(data.toString())));
+    ws.on('close', () => log.end());
+    ws.on('unexpected-response', (_req, res) => {
+      log.status = res.statusCode ?? 0;
+      log.end();
+      reject(new Error(`websocket upgrade answered ${res.statusCode}`));
+    });
+    ws.on('error', (e) => {
+      log.end();
+      reject(e);
+    });
+  });
+}
