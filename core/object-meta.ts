@@ -111,8 +111,8 @@ export function fillCreateMeta(ctx: MetaContext, obj: KubeObject): KubeObject {
   if (ctx.type.tracksGeneration) m.generation = 1;
   else delete m.generation;
   // A status subresource means status is owned by controllers: create drops it (apiserver PrepareForCreate).
-  if (ctx.type.subresources.includes('status') && ctx.type.kind !== 'Namespace') delete obj.status;
-  if (ctx.type.kind === 'Namespace') obj.status = { phase: 'Active' };
+  if (ctx.type.subresources.includes('status')) delete obj.status;
+  if (ctx.type.initialStatus) obj.status = structuredClone(ctx.type.initialStatus);
   return obj;
 }
 

@@ -25,6 +25,8 @@ export interface ResourceType {
   fields: string[];
   // DELETE answers with the deleted object (pods, services) rather than a Success Status.
   returnsDeletedObject: boolean;
+  // The status a new object starts with (apiserver PrepareForCreate), e.g. a pod is Pending.
+  initialStatus?: Record<string, unknown>;
   // A field selector label whose exact value indexes watchers (apiserver's "trigger" index), e.g. a
   // kubelet watching the pods of its node.
   watchIndexField?: string;
@@ -54,11 +56,12 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   type({
     group: '', kind: 'Namespace', resource: 'namespaces', shortNames: ['ns'], namespaced: false,
     subresources: ['status'], nameRule: 'dns1123Label', fieldSelectors: { 'status.phase': 'status.phase' },
+    initialStatus: { phase: 'Active' },
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   }),
   type({
     group: '', kind: 'Pod', resource: 'pods', shortNames: ['po'], categories: ['all'], subresources: ['status'],
-    returnsDeletedObject: true, watchIndexField: 'spec.nodeName',
+    returnsDeletedObject: true, watchIndexField: 'spec.nodeName', initialStatus: { phase: 'Pending' },
     fieldSelectors: {
       'spec.nodeName': 'spec.nodeName', 'spec.host': 'spec.nodeName', 'spec.restartPolicy': 'spec.restartPolicy',
       'spec.schedulerName': 'spec.schedulerName', 'spec.serviceAccountName': 'spec.serviceAccountName',

@@ -48,6 +48,17 @@ export interface ListRequest {
   format: ListFormat;
 }
 
+export interface StoreStats {
+  revision: number;
+  compacted: number;
+  objects: number;
+  windowEvents: number;
+  watchers: number;
+  deliveries: number;
+  slowClosed: number;
+  expired: number;
+}
+
 export interface StoreReply {
   code: number;
   body: string; // JSON, serialized once in the store
@@ -192,9 +203,17 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     if (next !== undefined) this.scheduleTimers(next);
   }
 
-  /** The newest revision this store has handed out. */
-  async currentRevision(): Promise<number> {
-    return this.revision;
+  /** Counters for /metrics. A store never used is not woken up for them by the caller. */
+  async stats(groupResource: string): Promise<StoreStats> {
+    this.typeFor(groupResource);
+    return {
+      revision: this.revision,
+      compacted: this.compacted,
+      objects: this.state.size,
+      windowEvents: this.window.size,
+      ...this.hub.stats,
+      watchers: this.hub.size,
+    };
   }
 
   private acceptSocket(target: WatchTarget, req: ReturnType<typeof parseWatchRequest>, now: number, protocol: string | null): Response {

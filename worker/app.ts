@@ -7,6 +7,7 @@ import { parseResourcePath } from '../core/request-info';
 import type { AppEnv } from './env';
 import { authenticate } from './auth';
 import { discovery } from './routes/discovery';
+import { metrics } from './routes/metrics';
 import { handleResource } from './handlers/resource';
 
 export const app = new Hono<AppEnv>();
@@ -24,6 +25,7 @@ app.use('*', authenticate);
 for (const path of ['/healthz', '/livez', '/readyz']) app.get(path, (c) => c.text('ok'));
 
 app.route('/', discovery);
+app.route('/', metrics);
 
 app.all('*', (c) => {
   const url = new URL(c.req.url);

@@ -1,7 +1,7 @@
 // @kubernetes/client-node's informer (makeInformer over HTTPS with the written kubeconfig) against the real
 // gateway: its cache stays equal to the server across writes, server-side stream ends and 410 relists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CoreV1Api, KubeConfig, makeInformer, Watch, type Informer, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, ListWatch, makeInformer, Watch, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
 import { http, startTestGateway, stopTestGateway, type Running } from './fixtures';
 
 const RETENTION = 20;
@@ -10,7 +10,7 @@ const FILLER_NS = 'cn-filler';
 const PATH = `/api/v1/namespaces/${NS}/configmaps`;
 
 let r: Running;
-let informer: Informer<V1ConfigMap> | undefined;
+let informer: ListWatch<V1ConfigMap> | undefined;
 beforeAll(async () => {
   r = await startTestGateway({
     vars: {
@@ -89,11 +89,14 @@ describe('@kubernetes/client-node informer', () => {
     const kc = new KubeConfig();
     kc.loadFromFile(r.kubeconfig); // https, with certificate-authority-data: client-node builds its agent from it
     const api = kc.makeApiClient(CoreV1Api);
-    informer = makeInformer(kc, PATH, async () => {
+    const made = makeInformer(kc, PATH, async () => {
       const list = await api.listNamespacedConfigMap({ namespace: NS });
       lists++; // counted when it returns: the informer applies it right after, before any timer runs
       return list;
     });
+    // makeInformer's declared type leaves out latestResourceVersion(), which the ListWatch it builds has.
+    expect(made).toBeInstanceOf(ListWatch);
+    informer = made as ListWatch<V1ConfigMap>;
     // Instrumentation only: count the Watch's done callbacks, so the test can tell when a stopped watch
     // has been wound down (client-node has no event for it).
     const watcher = (informer as unknown as { watch: Watch }).watch;

@@ -70,3 +70,11 @@ export function kubectl(r: Running, args: string[], stdin?: string): Promise<Kub
     if (stdin !== undefined) child.stdin!.end(stdin);
   });
 }
+
+/** A series from /metrics for one resource type, e.g. metric(r, 'edgeplane_watchers', 'core/pods'). */
+export async function metric(r: Running, name: string, resource: string): Promise<number> {
+  const text = (await http(r, 'GET', '/metrics')).text;
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{resource="${resource}"} `));
+  if (!line) throw new Error(`no ${name} for ${resource} in /metrics`);
+  return Number(line.split(' ').at(-1));
+}
