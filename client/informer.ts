@@ -50,7 +50,10 @@ export function createInformer(opts: InformerOptions): Informer {
   let rv: string | undefined;
   const abort = new AbortController();
   let running: Promise<void> | undefined;
-  let syncedWaiter: { resolve: () => void; reject: (e: unknown) => void } | undefined;
+  // One promise for every start() caller; settled by the first list, or rejected by an earlier stop().
+  let settle!: { resolve: () => void; reject: (e: unknown) => void };
+  const firstSync = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  firstSync.catch(() => {}); // stop() without anyone waiting is not an unhandled rejection
 
   // A throwing handler must not kill the informer: report it and carry on with the others.
   const fire = <E extends keyof InformerHandlers>(event: E, ...args: Parameters<InformerHandlers[E]>) => {
@@ -101,7 +104,7 @@ export function createInformer(opts: InformerOptions): Informer {
       }
       if (!synced) {
         synced = true;
-        syncedWaiter?.resolve();
+        settle.resolve();
       }
       try {
         // Resolves on abort or expiry (410); in both cases the loop decides: stop, or list again.
@@ -135,10 +138,9 @@ export function createInformer(opts: InformerOptions): Informer {
       handlers[event].delete(handler);
     },
     start() {
-      if (abort.signal.aborted) return Promise.reject(new Error('informer stopped'));
-      const done = synced ? Promise.resolve() : new Promise<void>((resolve, reject) => (syncedWaiter = { resolve, reject }));
+      if (abort.signal.aborted && !synced) return Promise.reject(new Error('informer stopped'));
       running ??= run();
-      return done;
+      return firstSync;
     },
     hasSynced: () => synced,
     list: () => [...cache.values()],
@@ -146,7 +148,7 @@ export function createInformer(opts: InformerOptions): Informer {
     resourceVersion: () => rv,
     async stop() {
       abort.abort();
-      if (!synced) syncedWaiter?.reject(new Error('informer stopped before it synced'));
+      if (!synced) settle.reject(new Error('informer stopped before it synced'));
       await running;
     },
   };

@@ -1,7 +1,7 @@
 // Client: request URLs. The server may carry a path prefix (behind a proxy), so paths are appended to it
 // rather than resolved against it, which would drop the prefix.
 
-export type QueryValue = string | number | boolean | undefined;
+type QueryValue = string | number | boolean | undefined;
 
 export function apiUrl(server: string, path: string, query: Record<string, QueryValue> = {}): URL {
   const url = new URL(server.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));

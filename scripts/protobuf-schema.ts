@@ -188,6 +188,9 @@ function protoFiles(dir: string): string[] {
   return out;
 }
 
+/** `[label] type name = number`, where type may be `map<K, V>`. */
+const FIELD = /^(optional|repeated|required)?\s*(map\s*<\s*([\w.]+)\s*,\s*([\w.]+)\s*>|[\w.]+)\s+(\w+)\s*=\s*(\d+)/;
+
 /** Line-oriented parse of go-to-protobuf output: one field per line, comments attach to the next declaration. */
 function parseProto(text: string, messages: Map<string, Message>): void {
   const lines = text.replace(/\/\*[\s\S]*?\*\//g, '').split('\n');
@@ -218,10 +221,7 @@ function parseProto(text: string, messages: Map<string, Message>): void {
       if (!m[2]) current = msg;
     } else if (code === '}') {
       current = undefined;
-    } else if (
-      current &&
-      (m = code.match(/^(optional|repeated|required)?\s*(map\s*<\s*([\w.]+)\s*,\s*([\w.]+)\s*>|[\w.]+)\s+(\w+)\s*=\s*(\d+)/))
-    ) {
+    } else if (current && (m = code.match(FIELD))) {
       const isMap = m[3] !== undefined;
       current.fields.push({
         num: Number(m[6]),
@@ -329,7 +329,7 @@ function main(): void {
         ? `map<${mapMatch[1]},${shortName(resolve(mapMatch[2]!, msg.pkg, messages), msg.pkg)}>`
         : shortName(resolve(f.type, msg.pkg, messages), msg.pkg);
       const name = jsonNames[f.name] ?? f.name;
-      if (/^[a-z][A-Z]/.test(name)) console.warn(`warning: ${key}.${name} looks like a Go-cased name; check JSON_NAMES`);
+      if (/^[a-z][A-Z]/.test(name)) console.warn(`warning: ${key}.${name} looks Go-cased; check JSON_NAMES`);
       let flags = '';
       if (f.repeated) flags += 'r';
       if (SCALARS.has(type) && !f.repeated && (!f.optionalMarker || keep.has(f.name))) flags += 'z';

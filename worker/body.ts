@@ -7,9 +7,13 @@ import { requestEntityTooLarge, StatusError } from '../core/status';
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
 export async function readBody(req: Request): Promise<string> {
+  return new TextDecoder().decode(await readBodyBytes(req));
+}
+
+export async function readBodyBytes(req: Request): Promise<Uint8Array> {
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > MAX_REQUEST_BODY_BYTES) throw tooLarge();
-  if (!req.body) return '';
+  if (!req.body) return new Uint8Array();
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -29,7 +33,7 @@ export async function readBody(req: Request): Promise<string> {
     all.set(c, offset);
     offset += c.byteLength;
   }
-  return new TextDecoder().decode(all);
+  return all;
 }
 
 function tooLarge(): StatusError {

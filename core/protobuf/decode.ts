@@ -43,7 +43,9 @@ export function protobufToJson(bytes: Uint8Array): Record<string, unknown> {
   if (contentType && contentType !== PROTOBUF_CONTENT_TYPE) {
     if (!/^application\/json\b/.test(contentType)) throw new UnsupportedProtobufKind(apiVersion, kind);
     const obj = parseJson(raw, 'raw');
-    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new MalformedProtobuf('raw is not an object');
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+      throw new MalformedProtobuf('raw is not a JSON object');
+    }
     return { kind, apiVersion, ...(obj as Record<string, unknown>) };
   }
 
@@ -121,7 +123,8 @@ function messageDef(key: string): MessageDef {
         inline: flags.includes('i'),
       };
     });
-  const def: MessageDef = { key, fields, byNum: new Map(fields.map((f) => [f.num, f])), listWrapper: listWrappers.has(key) };
+  const byNum = new Map(fields.map((f) => [f.num, f]));
+  const def: MessageDef = { key, fields, byNum, listWrapper: listWrappers.has(key) };
   defs.set(key, def);
   return def;
 }

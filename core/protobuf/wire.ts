@@ -55,7 +55,7 @@ export class ProtoReader {
     throw new MalformedProtobuf('varint longer than 10 bytes');
   }
 
-  /** Field keys and lengths: anything past 32 bits is malformed for them, but is read (and truncated) here. */
+  /** uint32 fields and field keys: bits past 32 are dropped, as Go's decoder does for uint32. */
   uint32(): number {
     return this.varint64().lo;
   }
@@ -91,8 +91,8 @@ export class ProtoReader {
 
   /** A length-delimited payload (string, bytes, embedded message, packed repeated scalars), without copying. */
   bytes(): Uint8Array {
-    const len = this.uint32();
-    if (len > this.end - this.pos) throw new MalformedProtobuf('length-delimited field runs past the end');
+    const { lo: len, hi } = this.varint64();
+    if (hi !== 0 || len > this.end - this.pos) throw new MalformedProtobuf('length-delimited field runs past the end');
     const out = this.buf.subarray(this.pos, this.pos + len);
     this.pos += len;
     return out;

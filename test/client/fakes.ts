@@ -24,13 +24,13 @@ export const statusLine = (code: number, reason: string) =>
   `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code, message: reason } })}\n`;
 
 /** fetch that answers each call with the next scripted response and records the URLs it was asked for. */
-export function scriptedFetch(responses: (() => Response | Promise<Response>)[]): FetchFn & { urls: URL[] } {
+export function scriptedFetch(responses: ((init?: RequestInit) => Response | Promise<Response>)[]): FetchFn & { urls: URL[] } {
   const urls: URL[] = [];
-  const f = (async (input: string) => {
+  const f = (async (input: string, init?: RequestInit) => {
     urls.push(new URL(input));
     const next = responses.shift();
     if (!next) throw new Error(`unexpected request ${input}`);
-    return next();
+    return next(init);
   }) as FetchFn & { urls: URL[] };
   f.urls = urls;
   return f;
@@ -73,4 +73,13 @@ export function scriptedSocket(script: { messages: (string | ArrayBuffer)[]; clo
     }
   }
   return { WebSocket: FakeSocket, made };
+}
+
+/** A request that never answers until its signal aborts, like a watch on a quiet collection. */
+export function hanging(init?: RequestInit): Promise<Response> {
+  return new Promise((_resolve, reject) => {
+    const signal = init?.signal;
+    if (signal?.aborted) return reject(signal.reason);
+    signal?.addEventListener('abort', () => reject(signal.reason));
+  });
 }

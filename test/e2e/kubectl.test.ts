@@ -141,10 +141,15 @@ describe('kubectl against edgeplane', () => {
     const missing = await kubectl(r, ['get', 'pod', 'x', '-n', 'shop']);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr.trim()).toBe('Error from server (NotFound): pods "x" not found');
+    // `create configmap` (protobuf, typed client) and `create -f` word the same Status differently.
     const dup = await kubectl(r, ['create', 'configmap', 'settings', '-n', 'shop']);
-    expect(dup.stderr.trim()).toBe('Error from server (AlreadyExists): configmaps "settings" already exists');
+    expect(dup.stderr.trim()).toBe('error: failed to create configmap: configmaps "settings" already exists');
+    const dupFile = await kubectl(r, ['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' } }));
+    expect(dupFile.stderr.trim()).toBe('Error from server (AlreadyExists): error when creating "STDIN": configmaps "settings" already exists');
     const noNs = await kubectl(r, ['create', 'configmap', 'c', '-n', 'nowhere']);
-    expect(noNs.stderr.trim()).toBe('Error from server (NotFound): namespaces "nowhere" not found');
+    expect(noNs.stderr.trim()).toBe('error: failed to create configmap: namespaces "nowhere" not found');
+    const badName = await kubectl(r, ['create', 'configmap', 'Bad_Name', '-n', 'shop']);
+    expect(badName.stderr.trim()).toMatch(/^error: failed to create configmap: ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
   });
 
   it('deletes objects and namespaces', async () => {

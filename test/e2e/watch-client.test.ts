@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import WebSocket from 'ws';
-import { ApiError, createInformer, objectKey, watch, type FetchFn, type Informer, type KubeObject, type Transport, type WebSocketConstructor } from '../../client';
+import { ApiError, createInformer, objectKey, watch, type FetchFn, type Informer, type KubeObject, type Transport } from '../../client';
 import { http, startTestGateway, stopTestGateway, TOKEN, type Running } from './fixtures';
 
 const RETENTION = 20;
@@ -56,7 +56,7 @@ function link() {
       super(reroute(new URL(url)).toString(), protocols);
     }
   }
-  return { s, fetch: fetchFn, WebSocket: Socket as unknown as WebSocketConstructor };
+  return { s, fetch: fetchFn, WebSocket: Socket };
 }
 
 const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
@@ -216,7 +216,7 @@ describe.each(TRANSPORTS)('watch client over %s', (transport) => {
     await createCm(ns, 'web-1', { app: 'web' });
     await createCm(ns, 'db-1', { app: 'db' });
     const l = link();
-    const { inf, mirror, calls, since } = await start(ns, l, { labelSelector: 'app=web' });
+    const { inf, mirror, calls, since, errors } = await start(ns, l, { labelSelector: 'app=web' });
     await expectInSync(inf, mirror, ns, 'app=web');
     since();
     await patchCm(ns, 'web-1', { metadata: { labels: { app: 'db' } } });
@@ -225,6 +225,8 @@ describe.each(TRANSPORTS)('watch client over %s', (transport) => {
     await expectInSync(inf, mirror, ns, 'app=web');
     expect(calls.delete).toEqual(['web-1']);
     expect(calls.add.sort()).toEqual(['db-1', 'web-2']);
+    expect(l.s.watches.every((u) => u.searchParams.get('labelSelector') === 'app=web')).toBe(true);
+    expect(errors).toEqual([]);
   });
 
   it('watch(): an expired resourceVersion calls onExpired; a bad token rejects with 401', async () => {
@@ -232,7 +234,7 @@ describe.each(TRANSPORTS)('watch client over %s', (transport) => {
     await createNs(ns);
     await createCm(ns, 'x');
     for (let i = 0; i <= RETENTION; i++) await updateCm(ns, 'x');
-    const base = { server: r.gateway.url, path: cms(ns), transport, backoff: BACKOFF, WebSocket: WebSocket as unknown as WebSocketConstructor, onEvent: () => {} };
+    const base = { server: r.gateway.url, path: cms(ns), transport, backoff: BACKOFF, WebSocket, onEvent: () => {} };
     let expired: unknown;
     const res = await watch({ ...base, token: TOKEN, resourceVersion: '1', onExpired: (s) => (expired = s) });
     expect(res).toEqual({ reason: 'expired', resourceVersion: '1' });

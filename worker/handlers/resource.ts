@@ -11,7 +11,8 @@ import type { WriteRequest } from '../../core/writes';
 import { parseSelectors } from '../../core/list-options';
 import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
-import { readBody } from '../body';
+import { readBodyBytes } from '../body';
+import { decodeBody } from '../request-body';
 import { listFormat } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { watch } from './watch';
@@ -57,7 +58,7 @@ async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<R
 }
 
 async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
-  const body = await readBody(c.req.raw);
+  const body = decodeBody(c.req.header('content-type') ?? '', await readBodyBytes(c.req.raw));
   const q = url.searchParams;
   const dryRun = q.getAll('dryRun').includes('All');
   const { namespace, name, subresource } = info;

@@ -27,7 +27,13 @@ const cases: Case[] = [
   {
     name: 'Namespace (kubectl create namespace demo)',
     body: envelope('v1', 'Namespace', newObjectMeta('demo'), m(2), m(3, s(1, ''))),
-    json: { kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'demo', creationTimestamp: null }, spec: {}, status: {} },
+    json: {
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      metadata: { name: 'demo', creationTimestamp: null },
+      spec: {},
+      status: {},
+    },
   },
   {
     name: 'ConfigMap with data and binaryData',
@@ -211,7 +217,14 @@ const cases: Case[] = [
     body: envelope(
       'authorization.k8s.io/v1',
       'SubjectAccessReview',
-      m(2, s(3, 'u'), s(4, 'g1'), s(4, 'g2'), entryOf(5, 'scopes', m(2, s(1, 'a'), s(1, 'b'))), entryOf(5, 'none', m(2))),
+      m(
+        2,
+        s(3, 'u'),
+        s(4, 'g1'),
+        s(4, 'g2'),
+        entryOf(5, 'scopes', m(2, s(1, 'a'), s(1, 'b'))),
+        entryOf(5, 'none', m(2)),
+      ),
     ),
     json: {
       kind: 'SubjectAccessReview',
@@ -277,7 +290,12 @@ const cases: Case[] = [
     json: {
       kind: 'Lease',
       apiVersion: 'coordination.k8s.io/v1',
-      metadata: { name: 'l', namespace: 'kube-system', creationTimestamp: null, deletionTimestamp: '2026-01-02T03:04:05Z' },
+      metadata: {
+        name: 'l',
+        namespace: 'kube-system',
+        creationTimestamp: null,
+        deletionTimestamp: '2026-01-02T03:04:05Z',
+      },
       spec: {
         holderIdentity: '',
         leaseDurationSeconds: 15,
@@ -316,7 +334,13 @@ const cases: Case[] = [
   {
     name: 'DeleteOptions is accepted in any group version; gracePeriodSeconds=0 survives',
     body: envelope('apps/v1', 'DeleteOptions', v(1, 0), s(4, 'Foreground'), s(5, 'All')),
-    json: { kind: 'DeleteOptions', apiVersion: 'apps/v1', gracePeriodSeconds: 0, propagationPolicy: 'Foreground', dryRun: ['All'] },
+    json: {
+      kind: 'DeleteOptions',
+      apiVersion: 'apps/v1',
+      gracePeriodSeconds: 0,
+      propagationPolicy: 'Foreground',
+      dryRun: ['All'],
+    },
   },
   {
     name: 'ControllerRevision data and managedFields carry raw JSON',
@@ -326,7 +350,16 @@ const cases: Case[] = [
       m(
         1,
         s(1, 'rev'),
-        m(17, s(1, 'kubectl'), s(2, 'Update'), s(3, 'apps/v1'), time(4, 0), s(6, 'FieldsV1'), m(7, b(1, utf8('{"f:data":{}}'))), s(8, '')),
+        m(
+          17,
+          s(1, 'kubectl'),
+          s(2, 'Update'),
+          s(3, 'apps/v1'),
+          time(4, 0),
+          s(6, 'FieldsV1'),
+          m(7, b(1, utf8('{"f:data":{}}'))),
+          s(8, ''),
+        ),
       ),
       m(2, b(1, utf8('{"spec":{"x":1}}'))),
       v(3, 7),
@@ -337,7 +370,15 @@ const cases: Case[] = [
       metadata: {
         name: 'rev',
         managedFields: [
-          { manager: 'kubectl', operation: 'Update', apiVersion: 'apps/v1', time: '1970-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} }, subresource: '' },
+          {
+            manager: 'kubectl',
+            operation: 'Update',
+            apiVersion: 'apps/v1',
+            time: '1970-01-01T00:00:00Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:data': {} },
+            subresource: '',
+          },
         ],
       },
       data: { spec: { x: 1 } },
@@ -358,7 +399,8 @@ describe('protobufToJson', () => {
 
   it('emits keys in Go struct order, as encoding/json does', () => {
     // Wire order (ascending field numbers) differs from struct order for ObjectMeta.name/uid and Service ports.
-    const out = protobufToJson(envelope('v1', 'Service', m(2, s(4, 'NodePort'), m(1, v(5, 30000), v(3, 80), s(1, 'p')))));
+    const body = envelope('v1', 'Service', m(2, s(4, 'NodePort'), m(1, v(5, 30000), v(3, 80), s(1, 'p'))));
+    const out = protobufToJson(body);
     const spec = out.spec as { ports: Record<string, unknown>[] };
     expect(Object.keys(spec)).toEqual(['ports', 'type']);
     expect(Object.keys(spec.ports[0]!)).toEqual(['name', 'port', 'nodePort']);
@@ -382,18 +424,29 @@ describe('protobufToJson', () => {
 
 describe('protobufToJson errors', () => {
   const truncated = envelope('v1', 'Namespace', newObjectMeta('x'));
+  const prefix = Uint8Array.from([0x6b, 0x38, 0x73, 0]);
+  const ns = (...raw: Uint8Array[]) => envelope('v1', 'Namespace', ...raw);
   const errorCases: { name: string; body: Uint8Array; error: new (...args: never[]) => Error; message?: RegExp }[] = [
-    { name: 'unknown kind', body: envelope('example.com/v1', 'Widget'), error: UnsupportedProtobufKind, message: /Widget/ },
+    {
+      name: 'unknown kind',
+      body: envelope('example.com/v1', 'Widget'),
+      error: UnsupportedProtobufKind,
+      message: /Widget/,
+    },
     { name: 'known group, unknown kind', body: envelope('v1', 'Binding'), error: UnsupportedProtobufKind },
     { name: 'no magic prefix', body: utf8('{"kind":"Namespace"}'), error: MalformedProtobuf },
     { name: 'truncated body', body: truncated.subarray(0, truncated.length - 3), error: MalformedProtobuf },
-    { name: 'length runs past the end', body: cat(Uint8Array.from([0x6b, 0x38, 0x73, 0]), varint(0x0a), varint(50)), error: MalformedProtobuf },
+    { name: 'length runs past the end', body: cat(prefix, varint(0x0a), varint(50)), error: MalformedProtobuf },
     { name: 'envelope without a kind', body: envelope('v1', ''), error: MalformedProtobuf },
-    { name: 'wrong wire type for a string', body: envelope('v1', 'Namespace', m(1, v(1, 5))), error: MalformedProtobuf },
-    { name: 'unterminated varint', body: envelope('v1', 'Namespace', Uint8Array.from([0x08, 0xff, 0xff])), error: MalformedProtobuf },
-    { name: 'field number zero', body: envelope('v1', 'Namespace', Uint8Array.from([0x00, 0x01])), error: MalformedProtobuf },
-    { name: 'deprecated group wire type', body: envelope('v1', 'Namespace', Uint8Array.from([0xfb, 0x3e])), error: MalformedProtobuf },
-    { name: 'invalid raw JSON', body: envelope('apps/v1', 'ControllerRevision', m(2, b(1, utf8('{nope')))), error: MalformedProtobuf },
+    { name: 'wrong wire type for a string', body: ns(m(1, v(1, 5))), error: MalformedProtobuf },
+    { name: 'unterminated varint', body: ns(Uint8Array.from([0x08, 0xff, 0xff])), error: MalformedProtobuf },
+    { name: 'field number zero', body: ns(Uint8Array.from([0x00, 0x01])), error: MalformedProtobuf },
+    { name: 'deprecated group wire type', body: ns(Uint8Array.from([0xfb, 0x3e])), error: MalformedProtobuf },
+    {
+      name: 'invalid raw JSON',
+      body: envelope('apps/v1', 'ControllerRevision', m(2, b(1, utf8('{nope')))),
+      error: MalformedProtobuf,
+    },
   ];
   it.each(errorCases)('$name', ({ body, error, message }) => {
     expect(() => protobufToJson(body)).toThrow(error);

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createInformer } from '../../client/informer';
+import { hanging, line, scriptedFetch, statusLine, streamResponse } from './fakes';
+
+const list = (rv: string, items: [string, string][]) => () =>
+  new Response(JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: rv }, items: items.map(([name, v]) => ({ metadata: { name, namespace: 'ns', resourceVersion: v } })) }));
+
+describe('createInformer', () => {
+  it('lists, watches from the list revision, and on 410 relists and diffs', async () => {
+    const fetch = scriptedFetch([
+      list('10', [['a', '1'], ['b', '2'], ['c', '3']]),
+      () => streamResponse([line('MODIFIED', '11', 'a'), line('DELETED', '12', 'b'), line('BOOKMARK', '15'), statusLine(410, 'Expired')]),
+      list('20', [['a', '11'], ['c', '19'], ['d', '20']]),
+      hanging, // the second watch stays open until stop()
+    ]);
+    const inf = createInformer({ server: 'http://x', path: '/api/v1/namespaces/ns/configmaps', fetch, backoff: { initialMs: 1, maxMs: 2 } });
+    const calls: string[] = [];
+    inf.on('add', (o) => calls.push(`add ${o.metadata.name}`));
+    inf.on('update', (o, old) => calls.push(`update ${o.metadata.name} ${old.metadata.resourceVersion}->${o.metadata.resourceVersion}`));
+    inf.on('delete', (o) => calls.push(`delete ${o.metadata.name}`));
+    const first = inf.start();
+    expect(inf.start()).toBe(first); // one run, one promise, however often it is started
+    await first;
+    expect(inf.hasSynced()).toBe(true);
+
+    while (fetch.urls.length < 4) await new Promise((r) => setTimeout(r, 1));
+    expect(calls).toEqual([
+      'add a', 'add b', 'add c', // first list
+      'update a 1->11', 'delete b', // watch
+      'add d', 'update c 3->19', // relist: d is new, c changed while expired, a is unchanged
+    ]);
+    expect(inf.list().map((o) => o.metadata.name).sort()).toEqual(['a', 'c', 'd']);
+    expect(fetch.urls.map((u) => u.searchParams.get('resourceVersion'))).toEqual([null, '10', null, '20']);
+    expect(fetch.urls[1].searchParams.get('allowWatchBookmarks')).toBe('true');
+    expect(inf.resourceVersion()).toBe('20');
+    await inf.stop();
+  });
+
+  it('keeps a throwing handler from stopping the others', async () => {
+    const fetch = scriptedFetch([list('1', [['a', '1']]), hanging]);
+    const errors: unknown[] = [];
+    const inf = createInformer({ server: 'http://x', path: '/p', fetch, onError: (e) => errors.push(e) });
+    const seen: string[] = [];
+    inf.on('add', () => {
+      throw new Error('handler bug');
+    });
+    inf.on('add', (o) => seen.push(o.metadata.name!));
+    await inf.start();
+    expect(seen).toEqual(['a']);
+    expect(errors).toEqual([new Error('handler bug')]);
+    await inf.stop();
+  });
+
+  it('rejects start() if stopped before the first list', async () => {
+    const inf = createInformer({ server: 'http://x', path: '/p', fetch: (_u, init) => hanging(init) });
+    const p = inf.start();
+    await inf.stop();
+    await expect(p).rejects.toThrow(/stopped/);
+    expect(inf.hasSynced()).toBe(false);
+  });
+});
