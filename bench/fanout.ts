@@ -13,6 +13,7 @@ export interface FanoutOptions {
   transport: 'websocket' | 'http';
   events: number;
   ratePerSecond: number; // 0: as fast as possible (one write in flight at a time)
+  direct?: boolean; // connect to workerd's port rather than the dual HTTP/HTTPS listener
 }
 
 export interface FanoutResult extends FanoutOptions {
@@ -37,32 +38,49 @@ function post(url: string, path: string, body: unknown): Promise<number> {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
-    req.on('error', reject);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed while idle: the request never reached it, retry once.
+      if (req.reusedSocket && e.code === 'ECONNRESET') post(url, path, body).then(resolve, reject);
+      else reject(e);
+    });
     req.end(data);
+  });
+}
+
+function listRevision(url: string, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), { agent, headers: { authorization: `Bearer ${TOKEN}` } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve(JSON.parse(body).metadata.resourceVersion));
+    });
+    req.on('error', reject);
+    req.end();
   });
 }
 
 /** A watcher that records, per event index, when it arrived; events carry their index in the name. */
 interface Receiver {
   arrivals: number[];
-  order: number[];
+  revisions: number[];
   close(): void;
 }
 
 const INDEX = /"name":"e-(\d+)"/;
+const REVISION = /"resourceVersion":"(\d+)"/;
 
 function record(r: Receiver, text: string): void {
   const m = INDEX.exec(text);
   if (!m) return;
-  const i = Number(m[1]);
-  r.order.push(i);
-  r.arrivals[i] = performance.now();
+  r.arrivals[Number(m[1])] = performance.now();
+  r.revisions.push(Number(REVISION.exec(text)![1]));
 }
 
 function openWs(url: string, path: string): Promise<Receiver> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(new URL(path, url.replace('http', 'ws')), { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false });
-    const r: Receiver = { arrivals: [], order: [], close: () => ws.terminate() };
+    const r: Receiver = { arrivals: [], revisions: [], close: () => ws.terminate() };
     ws.on('message', (data) => record(r, data.toString()));
     ws.on('open', () => resolve(r));
     ws.on('error', reject);
@@ -72,7 +90,7 @@ function openWs(url: string, path: string): Promise<Receiver> {
 function openHttp(url: string, path: string): Promise<Receiver> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, url), { headers: { authorization: `Bearer ${TOKEN}` } }, (res) => {
-      const r: Receiver = { arrivals: [], order: [], close: () => req.destroy() };
+      const r: Receiver = { arrivals: [], revisions: [], close: () => req.destroy() };
       let buffer = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -95,9 +113,10 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function runFanout(gateway: Gateway, opts: FanoutOptions, namespace: string): Promise<FanoutResult> {
-  const url = gateway.url;
+  const url = opts.direct ? gateway.directUrl : gateway.url;
   await post(url, '/api/v1/namespaces', { metadata: { name: namespace } });
-  const path = `/api/v1/namespaces/${namespace}/configmaps?watch=true&resourceVersion=1`;
+  const head = await listRevision(url, `/api/v1/namespaces/${namespace}/configmaps`);
+  const path = `/api/v1/namespaces/${namespace}/configmaps?watch=true&resourceVersion=${head}`;
   const receivers: Receiver[] = [];
   for (let i = 0; i < opts.watchers; i += 100) {
     const batch = Array.from({ length: Math.min(100, opts.watchers - i) }, () =>
@@ -121,7 +140,7 @@ export async function runFanout(gateway: Gateway, opts: FanoutOptions, namespace
   }
   await Promise.all(inflight);
   const deadline = performance.now() + 60_000;
-  while (receivers.some((r) => r.order.length < opts.events) && performance.now() < deadline) {
+  while (receivers.some((r) => r.revisions.length < opts.events) && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   let end = start;
@@ -129,7 +148,9 @@ export async function runFanout(gateway: Gateway, opts: FanoutOptions, namespace
   const latencies: number[] = [];
   let complete = true;
   for (const r of receivers) {
-    if (r.order.length !== opts.events || r.order.some((v, i) => v !== i)) complete = false;
+    // Complete: every event once (all indices arrived, no extra), in revision order.
+    const arrived = r.arrivals.filter((t) => t !== undefined).length;
+    if (arrived !== opts.events || r.revisions.length !== opts.events || r.revisions.some((v, i) => i > 0 && v <= r.revisions[i - 1])) complete = false;
     r.arrivals.forEach((t, i) => t !== undefined && latencies.push(t - sentAt[i]));
     r.close();
   }

@@ -16,6 +16,7 @@ import { applyMergePatch } from './patch/merge-patch';
 import { applyStrategicMergePatch } from './patch/strategic-merge-patch';
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
 import { objectKey } from './object-key';
+import { pruneUnknown, unknownFields, type FieldValidation } from './validation/known-fields';
 import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
 
@@ -33,6 +34,8 @@ export interface WriteEnv {
   now: number;
   newUid: () => string;
   randomSuffix: () => string;
+  fieldValidation?: FieldValidation; // default Warn, as kube-apiserver's
+  warnings?: string[]; // collects Warn-level findings for the Warning header
 }
 
 export type WriteRequest =
@@ -86,9 +89,22 @@ function checkSize(obj: KubeObject): void {
   if (bytes > MAX_OBJECT_BYTES) throw new StatusError(requestEntityTooLarge(`limit is ${MAX_OBJECT_BYTES}`));
 }
 
+/**
+ * fieldValidation (apiserver handlers/rest.go): Strict rejects unknown fields with 400; Warn (the default)
+ * and Ignore drop them, as decoding into the typed object would, Warn with a warning.
+ */
+function checkFields(env: WriteEnv, obj: KubeObject): KubeObject {
+  const unknown = unknownFields(env.type, obj);
+  if (unknown.length === 0) return obj;
+  const mode = env.fieldValidation ?? 'Warn';
+  if (mode === 'Strict') throw new StatusError(badRequest(`strict decoding error: ${unknown.join(', ')}`));
+  if (mode === 'Warn') env.warnings?.push(...unknown);
+  return pruneUnknown(env.type, obj);
+}
+
 function create(store: WriteStore, env: WriteEnv, namespace: string, body: string): WriteResponse {
   const { type } = env;
-  const obj = asTypedObject(type, parseBody(body));
+  const obj = checkFields(env, asTypedObject(type, parseBody(body)));
   reconcileNamespace(type, obj, namespace);
   const m = obj.metadata;
   const generated = !m.name && !!m.generateName;
@@ -122,7 +138,7 @@ function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { v
   const current = existing(store, env.type, req.namespace, req.name);
   const body = parseBody(req.body);
   if (req.subresource === 'scale') return replaceScale(store, env, current, body);
-  return replace(store, env, current, asTypedObject(env.type, body), req.subresource);
+  return replace(store, env, current, checkFields(env, asTypedObject(env.type, body)), req.subresource);
 }
 
 /** Stores `next` in place of `current`: optimistic concurrency, metadata rules, no-op detection, finalizers. */
@@ -178,7 +194,7 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
     : patchType === 'merge' ? applyMergePatch(target, patchDoc)
     : applyStrategicMergePatch(target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
   if (req.subresource === 'scale') return replaceScale(store, env, current, patched);
-  return replace(store, env, current, asTypedObject(type, patched), req.subresource);
+  return replace(store, env, current, checkFields(env, asTypedObject(type, patched)), req.subresource);
 }
 
 interface DeleteOptions {

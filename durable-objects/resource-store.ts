@@ -22,6 +22,7 @@ import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
 import { WatchHub, type Watcher } from '../core/watch-hub';
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
+import type { FieldValidation } from '../core/validation/known-fields';
 import { CanonicalLog, type LogRow } from './canonical-log';
 import { socketSink, streamSink } from './watch-sinks';
 import { WATCH_HEADERS } from './watch-headers';
@@ -62,6 +63,12 @@ export interface StoreStats {
 export interface StoreReply {
   code: number;
   body: string; // JSON, serialized once in the store
+  warnings?: string[]; // for the Warning header (fieldValidation=Warn)
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldValidation?: FieldValidation;
 }
 
 // apiserver watch_cache.go blockTimeout: how long a read waits for a revision the store has not reached.
@@ -136,8 +143,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     }
   }
 
-  async write(groupResource: string, req: WriteRequest, dryRun = false): Promise<Result<StoreReply>> {
-    return this.guard(groupResource, (type) => this.applyWrite(type, req, dryRun));
+  async write(groupResource: string, req: WriteRequest, options: WriteOptions = {}): Promise<Result<StoreReply>> {
+    return this.guard(groupResource, (type) => this.applyWrite(type, req, options));
   }
 
   /** Watches arrive as fetches (HTTP streaming or a WebSocket upgrade) with the target in headers. */
@@ -237,7 +244,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     if (w) this.hub.close(w);
   }
 
-  private applyWrite(type: ResourceType, req: WriteRequest, dryRun: boolean): StoreReply {
+  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation }: WriteOptions): StoreReply {
+    const warnings: string[] = [];
     const changes: { type: EventType; key: string; json: string; prev: StateEntry | undefined; revision: number; object: KubeObject }[] = [];
     let next = this.revision;
     const now = Date.now();
@@ -258,9 +266,11 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           changes.push({ type: eventType, key, json, prev, revision: next, object });
           return object;
         },
-      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix }, req);
+      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings }, req);
       if (changes.length) this.log.setMeta('revision', next);
-      return { code: result.code, body: JSON.stringify(result.body) };
+      const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body) };
+      if (warnings.length) reply.warnings = warnings;
+      return reply;
     });
     // Memory and watchers follow SQLite only once the transaction has committed. The output gate
     // holds every frame sent here until the write is durable, so no watcher sees a lost write.
@@ -373,7 +383,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     });
     if (type.kind === 'Namespace' && this.revision === 0) {
       for (const name of NAMESPACES_AT_FIRST_START) {
-        this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify({ metadata: { name } }) }, false);
+        this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify({ metadata: { name } }) }, {});
       }
     }
     this.restoreSockets(type);

@@ -19,6 +19,7 @@ export interface Gateway {
   url: string; // plain HTTP
   httpsUrl: string; // the same port over TLS, for kubectl
   caCert: string; // PEM of the self-signed certificate, for kubeconfig
+  directUrl: string; // workerd's own HTTP port, without the dual-protocol hop (benchmarks)
   stop(): Promise<void>;
 }
 
@@ -44,6 +45,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     url: `http://127.0.0.1:${port}`,
     httpsUrl: `https://127.0.0.1:${port}`,
     caCert: tls.cert,
+    directUrl: upstream.toString().replace(/\/$/, ''),
     stop: async () => {
       await listener.close();
       await mf.dispose();

@@ -54,6 +54,9 @@ const cases: Case[] = [
   { name: 'create with a name in the path', method: 'POST', path: `${CM}/keep`, body: cm('keep'), code: 405, reason: 'MethodNotAllowed' },
   { name: 'create across all namespaces', method: 'POST', path: '/api/v1/configmaps', body: cm('x'), code: 405, reason: 'MethodNotAllowed' },
   { name: 'stale resourceVersion on update', method: 'PUT', path: `${CM}/keep`, body: cm('keep', { metadata: { name: 'keep', resourceVersion: '99999' } }), code: 409, reason: 'Conflict' },
+  { name: 'unknown field with fieldValidation=Strict', method: 'POST', path: `${CM}?fieldValidation=Strict`, body: cm('x', { datta: {}, metadata: { name: 'x', lables: {} } }),
+    code: 400, reason: 'BadRequest', message: 'strict decoding error: unknown field "datta", unknown field "metadata.lables"' },
+  { name: 'invalid fieldValidation', method: 'POST', path: `${CM}?fieldValidation=Loose`, body: cm('x'), code: 400, reason: 'BadRequest' },
   { name: 'a JSON patch test that fails', method: 'PATCH', path: `${CM}/keep`, body: '[{"op":"test","path":"/data/a","value":"2"}]',
     headers: { 'content-type': 'application/json-patch+json' }, code: 422, reason: 'Invalid' },
 ];
@@ -69,6 +72,14 @@ describe('bad input', () => {
     const after = await http(r, 'GET', CM);
     expect(after.json).toEqual(before.json);
     expect((await http(r, 'GET', '/healthz')).text).toBe('ok');
+  });
+
+  it('drops unknown fields with a warning under the default fieldValidation=Warn', async () => {
+    const res = await http(r, 'POST', CM, cm('warned', { datta: { a: 'b' } }));
+    expect(res.status).toBe(201);
+    expect(res.headers.get('warning')).toBe('299 - "unknown field \\"datta\\""');
+    expect(res.json.datta).toBeUndefined();
+    expect((await http(r, 'GET', `${CM}/warned`)).json.datta).toBeUndefined();
   });
 
   it('refuses requests without a valid bearer token', async () => {

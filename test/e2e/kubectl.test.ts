@@ -152,6 +152,14 @@ describe('kubectl against edgeplane', () => {
     expect(badName.stderr.trim()).toMatch(/^error: failed to create configmap: ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
   });
 
+  it('rejects a manifest with an unknown field, as strict validation does', async () => {
+    const typo = MANIFESTS.split('---')[2].replace(/^data:/m, 'dataa:').replace('name: settings', 'name: typo');
+    const res = await kubectl(r, ['apply', '-f', '-'], typo);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('strict decoding error: unknown field "dataa"');
+    expect((await kubectl(r, ['get', 'cm', 'typo', '-n', 'shop'])).code).not.toBe(0);
+  });
+
   it('deletes objects and namespaces', async () => {
     expect(await ok(['delete', 'cm', 'settings', '-n', 'shop'])).toContain('configmap "settings" deleted');
     expect((await kubectl(r, ['get', 'cm', 'settings', '-n', 'shop'])).code).not.toBe(0);

@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import { groupResource, type ResourceType } from '../../core/registry';
-import { methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
+import { badRequest, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
 import { toTable } from '../../core/table';
 import type { StoreReply } from '../../durable-objects/resource-store';
 import type { WriteRequest } from '../../core/writes';
@@ -13,6 +13,7 @@ import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
 import { readBodyBytes } from '../body';
 import { decodeBody } from '../request-body';
+import { parseFieldValidation } from '../../core/validation/known-fields';
 import { listFormat } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { watch } from './watch';
@@ -61,6 +62,10 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   const body = decodeBody(c.req.header('content-type') ?? '', await readBodyBytes(c.req.raw));
   const q = url.searchParams;
   const dryRun = q.getAll('dryRun').includes('All');
+  const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
+  if (!fieldValidation) {
+    throw new StatusError(badRequest(`fieldValidation must be one of "Ignore", "Warn" or "Strict", got "${q.get('fieldValidation')}"`));
+  }
   const { namespace, name, subresource } = info;
   let req: WriteRequest;
   switch (info.verb) {
@@ -86,7 +91,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
         selectors: parseSelectors({ labelSelector: q.get('labelSelector') ?? '', fieldSelector: q.get('fieldSelector') ?? '' }, type),
       };
   }
-  return reply(await storeFor(c.env, type).write(groupResource(type), req, dryRun));
+  return reply(await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation }));
 }
 
 function deleteQuery(q: URLSearchParams) {
@@ -98,7 +103,10 @@ function deleteQuery(q: URLSearchParams) {
 
 export function reply(result: Result<StoreReply> | { ok: false; status: Status }): Response {
   if (!result.ok) return statusResponse(result.status);
-  return json(result.value.code, result.value.body);
+  const res = json(result.value.code, result.value.body);
+  // apiserver warning headers: `299 - "<text>"`, one per finding.
+  for (const w of result.value.warnings ?? []) res.headers.append('warning', `299 - ${JSON.stringify(w)}`);
+  return res;
 }
 
 function json(code: number, body: string): Response {
