@@ -37,7 +37,7 @@ export interface HubSource {
   compacted(): number;
   window: WatchWindow;
   entries(namespace: string): Iterable<StateEntry>; // current state, key order
-  readLog(after: number, limit: number): WatchEvent[]; // canonical log, oldest first
+  readLog(after: number, limit: number): Promise<WatchEvent[]>; // canonical log, oldest first
   waitFor(revision: number, timeoutMs: number): Promise<boolean>;
   table: TableRenderer;
   triggerOf?: (fields: Record<string, string>) => string | undefined;
@@ -109,13 +109,6 @@ export class WatchHub {
       this.close(w);
       throw e;
     }
-    return w;
-  }
-
-  /** Adds a watcher that is already up to date (one restored after the object was evicted). */
-  restore(req: WatchRequest, sink: Sink, now: number): Watcher {
-    const w = new Watcher(req, sink, this.src.revision(), now, this.opts.bookmarkIntervalMs);
-    this.goLive(w);
     return w;
   }
 
@@ -206,8 +199,14 @@ export class WatchHub {
     for (let sent = 0; ; ) {
       if (w.closed) return;
       const recent = this.src.window.since(w.after);
-      const events = recent ?? (w.after < this.src.compacted() ? undefined : this.src.readLog(w.after, this.opts.replayBatch));
+      const events = recent ?? (w.after < this.src.compacted() ? undefined : await this.src.readLog(w.after, this.opts.replayBatch));
       if (!events) return this.expire(w);
+      if (w.closed) return;
+      if (!recent && events.length === 0) {
+        // The log has nothing newer yet (a replica behind its store): wait for it to arrive.
+        await this.src.yieldTurn();
+        continue;
+      }
       let i = 0;
       for (; i < events.length && !w.sink.full(); i++) this.replayEvent(w, events[i]);
       sent += i;

@@ -2,16 +2,8 @@
 // counters, compaction, and "everything since revision N". All calls are synchronous, so a caller's
 // transactionSync covers them.
 
-import type { EventType } from '../core/watch-event';
 import { SCHEMA, type MetaKey } from './schema';
-
-export type LogRow = {
-  revision: number;
-  type: EventType;
-  key: string;
-  value: string;
-  prev_value: string | null;
-};
+import type { ChangeRow } from './watch-cache';
 
 export class CanonicalLog {
   constructor(private readonly sql: SqlStorage) {
@@ -38,19 +30,19 @@ export class CanonicalLog {
     return this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM events').one().n;
   }
 
-  /** Writes one change: the object row and its event, at `revision` (inside the caller's transaction). */
-  append(type: EventType, key: string, json: string, prevJson: string | undefined, revision: number, at: number): void {
-    if (type === 'DELETED') this.sql.exec('DELETE FROM objects WHERE key = ?', key);
-    else this.sql.exec('INSERT OR REPLACE INTO objects (key, revision, value) VALUES (?, ?, ?)', key, revision, json);
+  /** Writes one change: the object row and its event (inside the caller's transaction). */
+  append(c: ChangeRow, at: number): void {
+    if (c.type === 'DELETED') this.sql.exec('DELETE FROM objects WHERE key = ?', c.key);
+    else this.sql.exec('INSERT OR REPLACE INTO objects (key, revision, value) VALUES (?, ?, ?)', c.key, c.revision, c.value);
     this.sql.exec(
       'INSERT INTO events (revision, type, key, value, prev_value, at) VALUES (?, ?, ?, ?, ?, ?)',
-      revision, type, key, json, prevJson ?? null, at,
+      c.revision, c.type, c.key, c.value, c.prev_value, at,
     );
   }
 
   /** Events after `revision`, oldest first; the foundational "everything since N" query. */
-  since(revision: number, limit: number): LogRow[] {
-    return this.sql.exec<LogRow>(
+  since(revision: number, limit: number): ChangeRow[] {
+    return this.sql.exec<ChangeRow>(
       'SELECT revision, type, key, value, prev_value FROM events WHERE revision > ? ORDER BY revision LIMIT ?',
       revision, limit,
     ).toArray();

@@ -1,40 +1,29 @@
-// Canonical layer (the etcd role) and its watch cache: one Durable Object per resource type. It alone
-// holds each object, gives every write the next revision, logs it in the same SQLite transaction, and
-// fans the event out to its watchers over HTTP streams and hibernatable WebSockets.
+// Canonical layer (the etcd role): one Durable Object per resource type. It alone holds each object,
+// gives every write the next revision and logs it in the same SQLite transaction, then hands the event
+// to its watch cache (its own watchers) and to the replicas subscribed to it.
 
 import { DurableObject } from 'cloudflare:workers';
-import { apiVersionOf, lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
-import { internalError, notFound, StatusError, statusResponse, tooLargeResourceVersion, tooManyRequests, type Result, type Status } from '../core/status';
+import { lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
+import { internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
 import type { KubeObject } from '../core/object-meta';
 import { objectKey, namespacePrefix } from '../core/object-key';
-import { ObjectState, type StateEntry } from '../core/object-state';
-import { objectFields } from '../core/selectors/object-fields';
+import type { StateEntry } from '../core/object-state';
 import { parseListOptions, parseSelectors } from '../core/list-options';
 import { planList, type ListPlan } from '../core/list-plan';
 import { entriesAt, readPage } from '../core/list-query';
 import { formatRevision } from '../core/revision';
 import { renderList, type ListFormat } from '../core/list-render';
-import { RevisionWaiters } from '../core/revision-waiters';
 import { scaleOf } from '../core/scale';
-import { toTable } from '../core/table';
-import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
-import { WatchHub, type Watcher } from '../core/watch-hub';
-import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
-import type { EventType, WatchEvent } from '../core/watch-event';
 import type { FieldValidation } from '../core/validation/known-fields';
-import { CanonicalLog, type LogRow } from './canonical-log';
-import { socketSink, streamSink } from './watch-sinks';
 import { WATCH_HEADERS } from './watch-headers';
+import { CanonicalLog } from './canonical-log';
+import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
+import { Replication, type ReplicaEnv, type SubscribeReply } from './replication';
 
-export interface StoreEnv {
+export interface StoreEnv extends WatchSettings, ReplicaEnv {
   EVENT_RETENTION_COUNT?: string;
   EVENT_RETENTION_SECONDS?: string;
-  WATCH_WINDOW_EVENTS?: string;
-  WATCH_BOOKMARK_INTERVAL_SECONDS?: string;
-  WATCH_MIN_TIMEOUT_SECONDS?: string;
-  WATCH_BUFFER_BYTES?: string;
-  MAX_WATCHERS?: string;
 }
 
 export interface GetRequest {
@@ -49,15 +38,12 @@ export interface ListRequest {
   format: ListFormat;
 }
 
-export interface StoreStats {
-  revision: number;
+export interface StoreStats extends CacheStats {
   compacted: number;
-  objects: number;
-  windowEvents: number;
-  watchers: number;
-  deliveries: number;
-  slowClosed: number;
-  expired: number;
+  subscriptions: number;
+  replicas: string[];
+  writes: number;
+  messagesSent: number;
 }
 
 export interface StoreReply {
@@ -71,40 +57,25 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
 }
 
-// apiserver watch_cache.go blockTimeout: how long a read waits for a revision the store has not reached.
-const FRESHNESS_WAIT_MS = 3000;
 const NAMESPACES_AT_FIRST_START = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
-const REPLAY_BATCH = 500;
-// A catching-up client that takes nothing from its full buffer for this long is closed; it may resume.
-const DRAIN_WAIT_MS = 30_000;
-
-/** A watcher's identity kept on its hibernatable socket, so it can be rebuilt after eviction. */
-interface SocketAttachment {
-  target: WatchTarget;
-  deadline: number;
-}
+const LOG_BATCH_LIMIT = 1000;
 
 export class ResourceStore extends DurableObject<StoreEnv> {
   private readonly log: CanonicalLog;
-  private readonly state = new ObjectState();
-  private readonly waiters = new RevisionWaiters();
-  private readonly sockets = new Map<WebSocket, Watcher>();
   private type: ResourceType | undefined;
-  private revision: number;
   private compacted: number;
   private eventCount: number;
-  private window!: WatchWindow;
-  private hub!: WatchHub;
-  private alarmAt: number | undefined;
+  private writes = 0;
+  private cache!: WatchCache;
+  private replication!: Replication;
 
   constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
     this.log = new CanonicalLog(ctx.storage.sql);
-    this.revision = this.log.meta('revision');
     this.compacted = this.log.meta('compacted');
     this.eventCount = this.log.eventCount();
-    // A store that has served before knows its type: load now, and take back watchers whose
-    // sockets outlived the object's eviction (hibernation).
+    // A store that has served before knows its type: load now, take back watchers whose sockets
+    // outlived the object's eviction, and tell replicas where it stands.
     const known = this.log.meta('type');
     if (known) this.typeFor(known);
   }
@@ -114,7 +85,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       if (req.subresource && !type.subresources.includes(req.subresource as Subresource)) {
         throw new StatusError(notFound({ group: type.group, resource: `${type.resource}/${req.subresource}` }, ''));
       }
-      const entry = this.state.get(objectKey(req.namespace, req.name));
+      const entry = this.cache.state.get(objectKey(req.namespace, req.name));
       if (!entry) throw new StatusError(notFound(type, req.name));
       if (req.subresource === 'scale') return { code: 200, body: JSON.stringify(scaleOf(JSON.parse(entry.json))) };
       return { code: 200, body: entry.json };
@@ -128,14 +99,13 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       const opts = parseListOptions(new URLSearchParams(req.query), false);
       const selectors = parseSelectors(opts, type);
       const plan = planList(opts, this.compacted);
-      const wanted = typeof plan.revision === 'number' ? Math.max(plan.revision, plan.minRevision) : plan.minRevision;
-      if (wanted > this.revision) await this.waitFor(wanted);
-      const revision = plan.revision === 'latest' ? this.revision : plan.revision;
+      await this.cache.waitFor(typeof plan.revision === 'number' ? Math.max(plan.revision, plan.minRevision) : plan.minRevision);
+      const revision = plan.revision === 'latest' ? this.cache.revision : plan.revision;
       const hasSelectors = opts.labelSelector !== '' || opts.fieldSelector !== '';
       const prefix = namespacePrefix(req.namespace);
-      const page = readPage(this.entriesFor(type, plan, prefix, revision), {
+      const page = readPage(this.entriesFor(plan, prefix, revision), {
         selectors, hasSelectors, limit: plan.limit, revision,
-      }, (after) => this.state.countFrom(prefix, after));
+      }, (after) => this.cache.state.countFrom(prefix, after));
       const body = renderList(type, page, formatRevision(revision), req.format, Date.now());
       return new Response(body, { headers: { 'content-type': 'application/json' } });
     } catch (e) {
@@ -149,40 +119,30 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   /** Watches arrive as fetches (HTTP streaming or a WebSocket upgrade) with the target in headers. */
   override async fetch(request: Request): Promise<Response> {
-    const h = request.headers;
     try {
-      const type = this.typeFor(h.get(WATCH_HEADERS.type) ?? '');
-      const target: WatchTarget = {
-        namespace: h.get(WATCH_HEADERS.namespace) ?? '',
-        name: h.get(WATCH_HEADERS.name) ?? '',
-        query: new URL(request.url).search,
-        table: h.get(WATCH_HEADERS.table) === '1',
-      };
-      const now = Date.now();
-      const req = parseWatchRequest(type, target, {
-        now, minTimeoutSeconds: this.setting('WATCH_MIN_TIMEOUT_SECONDS', 1800), random: Math.random,
-      });
-      if (this.hub.size >= this.setting('MAX_WATCHERS', 6000)) {
-        throw new StatusError(tooManyRequests('Too many requests, please try again later.', 1));
-      }
-      if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol));
-      let watcher: Watcher | undefined;
-      const { sink, body } = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher));
-      this.hub.start(req, sink, now).then((w) => {
-        watcher = w;
-        this.scheduleTimers(w.nextDue());
-      }, (e) => console.error('watch failed', e));
-      return new Response(body, {
-        headers: {
-          'content-type': 'application/json',
-          // Local dev gzips JSON for clients that accept it, which holds events back until the end.
-          'content-encoding': 'identity',
-          'cache-control': 'no-cache, private',
-        },
-      });
+      this.typeFor(request.headers.get(WATCH_HEADERS.type) ?? '');
     } catch (e) {
       return statusResponse(failure(e).status);
     }
+    return this.cache.watch(request);
+  }
+
+  /** A replica joins: from `after`, it receives every change by push; the reply holds what it missed. */
+  async subscribe(groupResource: string, replica: string, after: number): Promise<SubscribeReply> {
+    this.typeFor(groupResource);
+    return this.replication.subscribe(replica, after);
+  }
+
+  async unsubscribe(groupResource: string, replica: string): Promise<void> {
+    this.typeFor(groupResource);
+    this.replication.unsubscribe(replica);
+  }
+
+  /** Changes after `after` from the log, for replicas and catching-up watchers; undefined once compacted. */
+  async changesSince(groupResource: string, after: number, limit = LOG_BATCH_LIMIT): Promise<ChangeRow[] | undefined> {
+    this.typeFor(groupResource);
+    if (after < this.compacted) return undefined;
+    return this.log.since(after, Math.min(limit, LOG_BATCH_LIMIT));
   }
 
   override async webSocketMessage(): Promise<void> {
@@ -190,7 +150,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
-    this.dropSocket(ws);
+    this.cache?.socketClosed(ws);
     try {
       // Completes the close handshake even where the runtime does not answer a client's close itself.
       ws.close(1000, 'closed');
@@ -200,70 +160,52 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.dropSocket(ws);
+    this.cache?.socketClosed(ws);
   }
 
   override async alarm(): Promise<void> {
-    this.alarmAt = undefined;
-    if (!this.type) return;
-    const next = this.hub.tick(Date.now());
-    if (next !== undefined) this.scheduleTimers(next);
+    this.cache?.alarm();
   }
 
-  /** Counters for /metrics. A store never used is not woken up for them by the caller. */
+  /** Test hook (only routed when ENABLE_TEST_HOOKS is set): restart this object as a crash would. */
+  async abort(): Promise<void> {
+    this.ctx.abort('aborted by test hook');
+  }
+
+  /** Counters for /metrics. */
   async stats(groupResource: string): Promise<StoreStats> {
     this.typeFor(groupResource);
     return {
-      revision: this.revision,
+      ...this.cache.stats(),
       compacted: this.compacted,
-      objects: this.state.size,
-      windowEvents: this.window.size,
-      ...this.hub.stats,
-      watchers: this.hub.size,
+      subscriptions: this.replication.size,
+      replicas: this.replication.names(),
+      writes: this.writes,
+      messagesSent: this.replication.messagesSent,
     };
-  }
-
-  private acceptSocket(target: WatchTarget, req: ReturnType<typeof parseWatchRequest>, now: number, protocol: string | null): Response {
-    const pair = new WebSocketPair();
-    const [client, server] = [pair[0], pair[1]];
-    this.ctx.acceptWebSocket(server);
-    server.serializeAttachment({ target, deadline: req.deadline } satisfies SocketAttachment);
-    this.hub.start(req, socketSink(server), now).then((w) => {
-      if (w.closed) return;
-      this.sockets.set(server, w);
-      this.scheduleTimers(w.nextDue());
-    }, (e) => console.error('watch failed', e));
-    const headers: Record<string, string> = {};
-    if (protocol) headers['sec-websocket-protocol'] = protocol;
-    return new Response(null, { status: 101, webSocket: client, headers });
-  }
-
-  private dropSocket(ws: WebSocket): void {
-    const w = this.sockets.get(ws);
-    this.sockets.delete(ws);
-    if (w) this.hub.close(w);
   }
 
   private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation }: WriteOptions): StoreReply {
     const warnings: string[] = [];
-    const changes: { type: EventType; key: string; json: string; prev: StateEntry | undefined; revision: number; object: KubeObject }[] = [];
-    let next = this.revision;
+    const changes: { row: ChangeRow; object: KubeObject; prev: StateEntry | undefined }[] = [];
+    let next = this.cache.revision;
     const now = Date.now();
+    const state = this.cache.state;
     const reply = this.ctx.storage.transactionSync(() => {
       const result = executeWrite({
         get: (key) => {
-          const e = this.state.get(key);
+          const e = state.get(key);
           return e ? (JSON.parse(e.json) as KubeObject) : undefined;
         },
-        objects: (namespace) => [...this.state.range(namespacePrefix(namespace))].map((e) => JSON.parse(e.json) as KubeObject),
-        commit: (eventType, key, object) => {
+        objects: (namespace) => [...state.range(namespacePrefix(namespace))].map((e) => JSON.parse(e.json) as KubeObject),
+        commit: (type, key, object) => {
           if (dryRun) return object;
           next += 1;
           object.metadata.resourceVersion = formatRevision(next);
-          const json = JSON.stringify(object);
-          const prev = this.state.get(key);
-          this.log.append(eventType, key, json, prev?.json, next, now);
-          changes.push({ type: eventType, key, json, prev, revision: next, object });
+          const prev = state.get(key);
+          const row: ChangeRow = { revision: next, type, key, value: JSON.stringify(object), prev_value: prev?.json ?? null };
+          this.log.append(row, now);
+          changes.push({ row, object, prev });
           return object;
         },
       }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings }, req);
@@ -272,26 +214,14 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       if (warnings.length) reply.warnings = warnings;
       return reply;
     });
-    // Memory and watchers follow SQLite only once the transaction has committed. The output gate
-    // holds every frame sent here until the write is durable, so no watcher sees a lost write.
-    for (const c of changes) {
-      const entry = this.entry(type, c.key, c.revision, c.json, c.object);
-      if (c.type === 'DELETED') this.state.delete(c.key);
-      else this.state.set(entry);
-      this.revision = c.revision;
-      const ev: WatchEvent = {
-        revision: c.revision, type: c.type, key: c.key, object: entry, prev: c.prev, at: now,
-        namespace: c.object.metadata.namespace ?? '', name: c.object.metadata.name ?? '',
-      };
-      this.window.append(ev, now);
-      this.hub.publish(ev);
-      ev.frames = undefined;
-    }
-    if (changes.length) {
-      this.eventCount += changes.length;
-      this.waiters.advance(this.revision);
-      this.compactIfNeeded(now);
-    }
+    if (changes.length === 0) return reply;
+    // Memory, watchers and replicas follow SQLite only once the transaction has committed. The output
+    // gate holds every frame and push sent here until the write is durable.
+    for (const c of changes) this.cache.apply(this.cache.event(c.row, now, c.object, c.prev));
+    this.writes++;
+    this.eventCount += changes.length;
+    this.replication.push(changes.map((c) => c.row), this.cache.revision);
+    this.compactIfNeeded(now);
     return reply;
   }
 
@@ -300,7 +230,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     const keep = this.setting('EVENT_RETENTION_COUNT', 10_000);
     const maxAgeMs = this.setting('EVENT_RETENTION_SECONDS', 0) * 1000;
     let upTo = this.compacted;
-    if (this.eventCount > keep) upTo = Math.max(upTo, this.revision - keep);
+    if (this.eventCount > keep) upTo = Math.max(upTo, this.cache.revision - keep);
     if (maxAgeMs > 0) upTo = Math.max(upTo, this.log.newestBefore(now - maxAgeMs) ?? 0);
     if (upTo <= this.compacted) return;
     this.ctx.storage.transactionSync(() => this.log.compact(upTo));
@@ -308,45 +238,20 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     this.eventCount = this.log.eventCount();
   }
 
-  private entriesFor(type: ResourceType, plan: ListPlan, prefix: string, revision: number): Iterable<StateEntry> {
-    const current = this.state.range(prefix, plan.start);
-    if (revision >= this.revision) return current;
+  private entriesFor(plan: ListPlan, prefix: string, revision: number): Iterable<StateEntry> {
+    const current = this.cache.state.range(prefix, plan.start);
+    if (revision >= this.cache.revision) return current;
+    // Undo, per key, every change after `revision`: its first later event's previous value is its value then.
     const before = this.log.valuesBefore(revision, (key) => key.startsWith(prefix) && key >= plan.start);
     const overrides = new Map<string, StateEntry | null>();
-    for (const [key, value] of before) overrides.set(key, value === null ? null : this.entry(type, key, 0, value));
+    for (const [key, value] of before) overrides.set(key, value === null ? null : this.cache.entry(key, 0, value));
     return entriesAt(current, overrides);
   }
 
-  private entry(type: ResourceType, key: string, revision: number, json: string, parsed?: KubeObject): StateEntry {
-    const obj = parsed ?? (JSON.parse(json) as KubeObject);
-    return { key, revision, json, labels: obj.metadata.labels ?? {}, fields: objectFields(type, obj) };
-  }
-
-  private eventFromLog(type: ResourceType, row: LogRow): WatchEvent {
-    const obj = JSON.parse(row.value) as KubeObject;
-    return {
-      revision: row.revision, type: row.type, key: row.key, at: 0,
-      namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '',
-      object: this.entry(type, row.key, row.revision, row.value, obj),
-      prev: row.prev_value === null ? undefined : this.entry(type, row.key, 0, row.prev_value),
-    };
-  }
-
-  private async waitFor(revision: number): Promise<void> {
-    if (await this.waiters.wait(revision, FRESHNESS_WAIT_MS)) return;
-    throw new StatusError(tooLargeResourceVersion(revision, this.revision, 1));
-  }
-
-  private scheduleTimers(due: number): void {
-    const at = Math.max(due, Date.now() + 1000);
-    if (this.alarmAt !== undefined && this.alarmAt <= at) return;
-    this.alarmAt = at;
-    void this.ctx.storage.setAlarm(at);
-  }
-
-  private setting(name: keyof StoreEnv, fallback: number): number {
-    const v = Number(this.env[name]);
-    return Number.isFinite(v) && this.env[name] !== undefined && this.env[name] !== '' ? v : fallback;
+  private setting(name: 'EVENT_RETENTION_COUNT' | 'EVENT_RETENTION_SECONDS', fallback: number): number {
+    const raw = this.env[name];
+    const v = Number(raw);
+    return raw !== undefined && raw !== '' && Number.isFinite(v) ? v : fallback;
   }
 
   private typeFor(groupResource: string): ResourceType {
@@ -355,56 +260,24 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     if (!type) throw new Error(`unknown resource type ${groupResource}`);
     this.type = type;
     if (this.log.meta('type') !== groupResource) this.log.setMeta('type', groupResource);
-    this.start(type);
-    return type;
-  }
-
-  private start(type: ResourceType): void {
-    for (const row of this.log.objects()) this.state.set(this.entry(type, row.key, row.revision, row.value));
-    this.window = new WatchWindow({ ...DEFAULT_WINDOW, maxEvents: this.setting('WATCH_WINDOW_EVENTS', DEFAULT_WINDOW.maxEvents) }, this.revision);
-    const apiVersion = apiVersionOf(type);
-    this.hub = new WatchHub({
-      kind: type.kind,
-      apiVersion,
-      revision: () => this.revision,
+    this.cache = new WatchCache({
+      ctx: this.ctx,
+      type,
+      env: this.env,
+      revision: this.log.meta('revision'),
       compacted: () => this.compacted,
-      window: this.window,
-      entries: (namespace) => this.state.range(namespacePrefix(namespace)),
-      readLog: (after, limit) => this.log.since(after, limit).map((row) => this.eventFromLog(type, row)),
-      waitFor: (revision, ms) => this.waiters.wait(revision, ms),
-      table: (json, headers) => JSON.stringify(toTable(type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers })),
-      triggerOf: type.watchIndexField ? (fields) => fields[type.watchIndexField!] : undefined,
-      yieldTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
-    }, {
-      bookmarkIntervalMs: this.setting('WATCH_BOOKMARK_INTERVAL_SECONDS', 60) * 1000,
-      replayBatch: REPLAY_BATCH,
-      freshnessWaitMs: FRESHNESS_WAIT_MS,
-      drainWaitMs: DRAIN_WAIT_MS,
+      readLog: async (after, limit) => this.log.since(after, limit),
     });
-    if (type.kind === 'Namespace' && this.revision === 0) {
+    for (const row of this.log.objects()) this.cache.state.set(this.cache.entry(row.key, row.revision, row.value));
+    this.replication = new Replication(this.ctx, this.env, groupResource, this.log, () => this.cache.revision, () => this.compacted);
+    if (type.kind === 'Namespace' && this.cache.revision === 0) {
       for (const name of NAMESPACES_AT_FIRST_START) {
         this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify({ metadata: { name } }) }, {});
       }
     }
-    this.restoreSockets(type);
-  }
-
-  /** After eviction, every socket's watcher had seen every event: it rejoins at the current revision. */
-  private restoreSockets(type: ResourceType): void {
-    const now = Date.now();
-    for (const ws of this.ctx.getWebSockets()) {
-      const a = ws.deserializeAttachment() as SocketAttachment | null;
-      if (!a) continue;
-      try {
-        const req = parseWatchRequest(type, a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
-        const w = this.hub.restore({ ...req, deadline: a.deadline }, socketSink(ws), now);
-        this.sockets.set(ws, w);
-        this.scheduleTimers(w.nextDue());
-      } catch (e) {
-        console.error('could not restore watcher', e);
-        ws.close(1011, 'watch lost');
-      }
-    }
+    this.cache.restoreSockets();
+    this.replication.announce();
+    return type;
   }
 
   private guard(groupResource: string, fn: (type: ResourceType) => StoreReply): Result<StoreReply> {

@@ -19,6 +19,9 @@ CREATE TABLE IF NOT EXISTS meta (
   name TEXT PRIMARY KEY,
   value
 );
+CREATE TABLE IF NOT EXISTS subscribers (
+  name TEXT PRIMARY KEY
+);
 `;
 
 // `revision`: the last revision handed out (never reused, even after compaction).

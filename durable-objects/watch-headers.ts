@@ -7,4 +7,5 @@ export const WATCH_HEADERS = {
   name: 'x-edgeplane-name',
   table: 'x-edgeplane-table', // "1": frames carry meta.k8s.io Tables (kubectl get -w)
   protocol: 'x-edgeplane-protocol', // the WebSocket subprotocol to echo, if any
+  replica: 'x-edgeplane-replica', // the replica's own name, so it can subscribe under it
 } as const;

@@ -8,6 +8,7 @@ import type { AppEnv } from './env';
 import { authenticate } from './auth';
 import { discovery } from './routes/discovery';
 import { metrics } from './routes/metrics';
+import { testHooks } from './routes/test-hooks';
 import { handleResource } from './handlers/resource';
 
 export const app = new Hono<AppEnv>();
@@ -26,6 +27,7 @@ for (const path of ['/healthz', '/livez', '/readyz']) app.get(path, (c) => c.tex
 
 app.route('/', discovery);
 app.route('/', metrics);
+app.route('/', testHooks);
 
 app.all('*', (c) => {
   const url = new URL(c.req.url);

@@ -3,4 +3,5 @@
 import { app } from './app';
 
 export { ResourceStore } from '../durable-objects/resource-store';
+export { WatchReplica } from '../durable-objects/watch-replica';
 export default app;

@@ -71,10 +71,17 @@ export function kubectl(r: Running, args: string[], stdin?: string): Promise<Kub
   });
 }
 
-/** A series from /metrics for one resource type, e.g. metric(r, 'edgeplane_watchers', 'core/pods'). */
+/** A series from /metrics for one resource type, summed over its labels (e.g. every replica). */
 export async function metric(r: Running, name: string, resource: string): Promise<number> {
   const text = (await http(r, 'GET', '/metrics')).text;
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{resource="${resource}"} `));
-  if (!line) throw new Error(`no ${name} for ${resource} in /metrics`);
-  return Number(line.split(' ').at(-1));
+  const lines = text.split('\n').filter((l) => l.startsWith(`${name}{resource="${resource}"`));
+  if (lines.length === 0) throw new Error(`no ${name} for ${resource} in /metrics`);
+  return lines.reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+}
+
+/** Watchers of one resource type, at the store and at every replica. */
+export async function watcherCount(r: Running, resource: string): Promise<number> {
+  const store = await metric(r, 'edgeplane_watchers', resource);
+  const replicas = await metric(r, 'edgeplane_replica_watchers', resource).catch(() => 0);
+  return store + replicas;
 }

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { http, kubectl, metric, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { http, kubectl, watcherCount, startTestGateway, stopTestGateway, type Running } from './fixtures';
 
 let r: Running;
 beforeAll(async () => {
@@ -106,9 +106,9 @@ describe('kubectl watch commands', () => {
 
   it('wait --for=delete returns when the object goes', async () => {
     await http(r, 'POST', '/api/v1/namespaces/kw/configmaps', { metadata: { name: 'doomed' } });
-    const before = await metric(r, 'edgeplane_watchers', 'core/configmaps');
+    const before = await watcherCount(r, 'core/configmaps');
     const w = follow(['wait', '--for=delete', 'configmap/doomed', '-n', 'kw', '--timeout=30s']);
-    await until(async () => (await metric(r, 'edgeplane_watchers', 'core/configmaps')) > before, 'kubectl to start watching');
+    await until(async () => (await watcherCount(r, 'core/configmaps')) > before, 'kubectl to start watching');
     await http(r, 'DELETE', '/api/v1/namespaces/kw/configmaps/doomed');
     expect(await w.exited).toBe(0);
     expect(w.lines.join('\n')).toContain('configmap/doomed condition met');

@@ -91,13 +91,14 @@ export function httpWatch(r: Running, path: string, headers: Record<string, stri
   });
 }
 
-export function wsWatch(r: Running, path: string, opts: { protocolAuth?: boolean } = {}): Promise<OpenWatch> {
+export function wsWatch(r: Running, path: string, opts: { protocolAuth?: boolean; headers?: Record<string, string> } = {}): Promise<OpenWatch> {
   const log = new EventLog();
   const url = new URL(path, r.gateway.url.replace('http://', 'ws://'));
   const protocols = opts.protocolAuth
     ? [`base64url.bearer.authorization.k8s.io.${Buffer.from(TOKEN).toString('base64url')}`, 'base64.binary.k8s.io']
     : undefined;
-  const ws = new WebSocket(url, protocols, { headers: opts.protocolAuth ? {} : { authorization: `Bearer ${TOKEN}` } });
+  const auth = opts.protocolAuth ? {} : { authorization: `Bearer ${TOKEN}` };
+  const ws = new WebSocket(url, protocols, { headers: { ...auth, ...opts.headers } });
   return new Promise((resolve, reject) => {
     ws.on('open', () => {
       log.status = 101;

@@ -17,6 +17,7 @@ import { parseFieldValidation } from '../../core/validation/known-fields';
 import { listFormat } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { watch } from './watch';
+import { replicaFor, servableByReplica } from '../replicas';
 
 type Ctx = Context<AppEnv>;
 
@@ -32,10 +33,14 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   switch (info.verb) {
     case 'get':
       return get(c, type, info);
-    case 'list':
-      return storeFor(c.env, type).list(groupResource(type), {
+    case 'list': {
+      const req = {
         namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
-      });
+      };
+      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw) : undefined;
+      if (replica) return replica.stub.list(groupResource(type), replica.name, req);
+      return storeFor(c.env, type).list(groupResource(type), req);
+    }
     case 'watch':
       return watch(c, type, info, url);
     default:

@@ -10,6 +10,7 @@ import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
 import { listFormat } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
+import { replicaFor } from '../replicas';
 
 // The handshake headers a WebSocket upgrade needs to reach the store intact.
 const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions'];
@@ -26,7 +27,10 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   if (listFormat(c.req.header('accept'), undefined).as === 'Table') headers.set(WATCH_HEADERS.table, '1');
   const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
   if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
-  return storeFor(c.env, type).fetch(new Request(`https://store.internal/watch${url.search}`, { headers }));
+  const replica = replicaFor(c.env, type, c.req.raw);
+  if (replica) headers.set(WATCH_HEADERS.replica, replica.name);
+  const forwarded = new Request(`https://store.internal/watch${url.search}`, { headers });
+  return replica ? replica.stub.fetch(forwarded) : storeFor(c.env, type).fetch(forwarded);
 }
 
 /** kube-apiserver strips the bearer-token protocol and echoes one of the others (e.g. base64.binary.k8s.io). */

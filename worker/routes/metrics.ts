@@ -1,33 +1,62 @@
-// Front door: /metrics in Prometheus text format, one series per resource type, read from each store.
+// Front door: /metrics in Prometheus text format: per resource type the store's counters, and per
+// subscribed replica its own (revision, lag, watchers, events received, deliveries, closes, 410s).
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { groupResource, RESOURCE_TYPES } from '../../core/registry';
 import type { StoreStats } from '../../durable-objects/resource-store';
+import type { ReplicaStats } from '../../durable-objects/watch-replica';
 import { storeFor } from '../stores';
 
 export const metrics = new Hono<AppEnv>();
 
-const SERIES: { name: string; help: string; type: 'gauge' | 'counter'; value: (s: StoreStats) => number }[] = [
+interface Series<S> {
+  name: string;
+  help: string;
+  type: 'gauge' | 'counter';
+  value: (s: S) => number;
+}
+
+const STORE_SERIES: Series<StoreStats>[] = [
   { name: 'edgeplane_store_revision', help: 'Newest revision of the canonical store.', type: 'gauge', value: (s) => s.revision },
   { name: 'edgeplane_store_compacted_revision', help: 'Revision up to which the log is compacted.', type: 'gauge', value: (s) => s.compacted },
   { name: 'edgeplane_store_objects', help: 'Objects currently stored.', type: 'gauge', value: (s) => s.objects },
-  { name: 'edgeplane_watch_window_events', help: 'Events held in the in-memory watch window.', type: 'gauge', value: (s) => s.windowEvents },
-  { name: 'edgeplane_watchers', help: 'Open watchers.', type: 'gauge', value: (s) => s.watchers },
-  { name: 'edgeplane_watch_deliveries_total', help: 'Frames delivered to watchers.', type: 'counter', value: (s) => s.deliveries },
-  { name: 'edgeplane_watch_slow_closed_total', help: 'Watchers closed because their buffer overflowed.', type: 'counter', value: (s) => s.slowClosed },
-  { name: 'edgeplane_watch_expired_total', help: 'Watches answered 410 Expired.', type: 'counter', value: (s) => s.expired },
+  { name: 'edgeplane_store_writes_total', help: 'Writes that changed something.', type: 'counter', value: (s) => s.writes },
+  { name: 'edgeplane_store_subscriptions', help: 'Replicas subscribed to the store.', type: 'gauge', value: (s) => s.subscriptions },
+  { name: 'edgeplane_store_replica_messages_total', help: 'Pushes sent to replicas.', type: 'counter', value: (s) => s.messagesSent },
+  { name: 'edgeplane_watch_window_events', help: 'Events held in the store\'s in-memory watch window.', type: 'gauge', value: (s) => s.windowEvents },
+  { name: 'edgeplane_watchers', help: 'Watchers served by the store itself.', type: 'gauge', value: (s) => s.watchers },
+  { name: 'edgeplane_watch_deliveries_total', help: 'Frames the store delivered to its watchers.', type: 'counter', value: (s) => s.deliveries },
+  { name: 'edgeplane_watch_slow_closed_total', help: 'Store watchers closed because their buffer overflowed.', type: 'counter', value: (s) => s.slowClosed },
+  { name: 'edgeplane_watch_expired_total', help: 'Store watches answered 410 Expired.', type: 'counter', value: (s) => s.expired },
+];
+
+const REPLICA_SERIES: Series<ReplicaStats>[] = [
+  { name: 'edgeplane_replica_revision', help: 'Newest revision the replica has applied.', type: 'gauge', value: (s) => s.revision },
+  { name: 'edgeplane_replica_lag', help: 'Revisions the replica is behind its store.', type: 'gauge', value: (s) => s.lag },
+  { name: 'edgeplane_replica_watchers', help: 'Watchers served by the replica.', type: 'gauge', value: (s) => s.watchers },
+  { name: 'edgeplane_replica_events_received_total', help: 'Events the replica received from its store.', type: 'counter', value: (s) => s.eventsReceived },
+  { name: 'edgeplane_replica_deliveries_total', help: 'Frames the replica delivered to its watchers.', type: 'counter', value: (s) => s.deliveries },
+  { name: 'edgeplane_replica_slow_closed_total', help: 'Replica watchers closed because their buffer overflowed.', type: 'counter', value: (s) => s.slowClosed },
+  { name: 'edgeplane_replica_expired_total', help: 'Replica watches answered 410 Expired.', type: 'counter', value: (s) => s.expired },
 ];
 
 metrics.get('/metrics', async (c) => {
-  const stats = await Promise.all(RESOURCE_TYPES.map(async (t) => ({
-    resource: groupResource(t),
-    stats: await storeFor(c.env, t).stats(groupResource(t)),
-  })));
+  const stores = await Promise.all(RESOURCE_TYPES.map(async (t) => {
+    const gr = groupResource(t);
+    const stats = await storeFor(c.env, t).stats(gr);
+    const replicas = await Promise.all(stats.replicas.map((name) =>
+      c.env.REPLICA.get(c.env.REPLICA.idFromName(name)).stats(gr, name)));
+    return { gr, stats, replicas };
+  }));
   const lines: string[] = [];
-  for (const series of SERIES) {
-    lines.push(`# HELP ${series.name} ${series.help}`, `# TYPE ${series.name} ${series.type}`);
-    for (const { resource, stats: s } of stats) lines.push(`${series.name}{resource="${resource}"} ${series.value(s)}`);
-  }
+  const emit = <S>(series: Series<S>[], rows: { labels: string; stats: S }[]) => {
+    for (const s of series) {
+      lines.push(`# HELP ${s.name} ${s.help}`, `# TYPE ${s.name} ${s.type}`);
+      for (const row of rows) lines.push(`${s.name}{${row.labels}} ${s.value(row.stats)}`);
+    }
+  };
+  emit(STORE_SERIES, stores.map((s) => ({ labels: `resource="${s.gr}"`, stats: s.stats })));
+  emit(REPLICA_SERIES, stores.flatMap((s) => s.replicas.map((r) => ({ labels: `resource="${s.gr}",replica="${r.name}"`, stats: r }))));
   return c.text(`${lines.join('\n')}\n`, 200, { 'content-type': 'text/plain; version=0.0.4' });
 });

@@ -1,0 +1,45 @@
+// Front door: which watch-cache replica serves a client. Watches and RV "0"/NotOlderThan lists go to
+// a replica for the client's location, spread over the replicas of that location; writes and
+// consistent reads go to the canonical store.
+
+import { groupResource, type ResourceType } from '../core/registry';
+import type { Bindings } from './env';
+
+// request.cf.continent → Durable Object location hint.
+const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'weur', AF: 'afr', AS: 'apac', OC: 'oc', AN: 'oc' };
+
+// Test and operator overrides: pick the location and the replica index explicitly.
+export const LOCATION_HEADER = 'x-edgeplane-location';
+export const REPLICA_INDEX_HEADER = 'x-edgeplane-replica-index';
+
+export interface ReplicaChoice {
+  name: string;
+  stub: DurableObjectStub<import('../durable-objects/watch-replica').WatchReplica>;
+}
+
+export function replicaFor(env: Bindings, type: ResourceType, req: Request): ReplicaChoice | undefined {
+  const locations = (env.REPLICA_LOCATIONS ?? '').split(',').map((l) => l.trim()).filter(Boolean);
+  if (locations.length === 0) return undefined;
+  const wanted = req.headers.get(LOCATION_HEADER) ?? CONTINENT_HINTS[(req as { cf?: { continent?: string } }).cf?.continent ?? ''];
+  const location = wanted && locations.includes(wanted) ? wanted : locations[0];
+  const count = Math.max(1, Number(env.REPLICAS_PER_LOCATION ?? 1) || 1);
+  const asked = Number(req.headers.get(REPLICA_INDEX_HEADER));
+  const index = Number.isInteger(asked) && asked >= 0 ? asked % count : Math.floor(Math.random() * count);
+  const name = replicaName(type, location, index);
+  return { name, stub: env.REPLICA.get(env.REPLICA.idFromName(name), { locationHint: location as DurableObjectLocationHint }) };
+}
+
+export function replicaName(type: ResourceType, location: string, index: number): string {
+  return `${groupResource(type)}@${location}#${index}`;
+}
+
+/** A list the cache may answer: RV "0" (any) or NotOlderThan, not an exact or continued page. */
+export function servableByReplica(q: URLSearchParams): boolean {
+  const rv = q.get('resourceVersion') ?? '';
+  if (rv === '' || q.get('continue')) return false;
+  const match = q.get('resourceVersionMatch') ?? '';
+  if (match === 'Exact') return false;
+  if (match === 'NotOlderThan') return true;
+  // Without a match, RV=N with a limit is the legacy exact rule (apiserver: served from etcd).
+  return rv === '0' || !q.get('limit');
+}
