@@ -220,8 +220,9 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     for (const c of changes) this.cache.apply(this.cache.event(c.row, now, c.object, c.prev));
     this.writes++;
     this.eventCount += changes.length;
-    this.replication.push(changes.map((c) => c.row), this.cache.revision);
+    // Compact first, so the push tells replicas the compaction point this write produced.
     this.compactIfNeeded(now);
+    this.replication.push(changes.map((c) => c.row), this.cache.revision);
     return reply;
   }
 
