@@ -4,7 +4,7 @@
 // Aggregated discovery (apidiscovery.k8s.io/v2) is not served: client-go falls back to these documents when the
 // response Content-Type is plain application/json (client-go discovery/discovery_client.go, ContentTypeIsGVK).
 
-import { apiGroups, apiVersionOf, RESOURCE_TYPES, typesInGroupVersion, type ResourceType } from './registry';
+import { apiGroups, apiVersionOf, RESOURCE_TYPES, typesInGroupVersion, type ResourceType, type Subresource } from './registry';
 
 /** The Kubernetes release we present as; kubectl 1.32 warns only when client and server are >1 minor apart. */
 export const SERVER_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-edgeplane' } as const;
@@ -123,6 +123,8 @@ export interface APIResourceList {
 // Subresource verbs and kinds as kube-apiserver registers them (pkg/registry/*/storage: StatusREST, ScaleREST).
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 const SCALE_GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+// serviceaccounts/token answers TokenRequest (pkg/registry/core/serviceaccount/storage/token.go).
+const TOKEN_GVK = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
 
 function mainResource(t: ResourceType): APIResource {
   const r: APIResource = {
@@ -138,8 +140,9 @@ function mainResource(t: ResourceType): APIResource {
   return r;
 }
 
-function subresource(t: ResourceType, sub: 'status' | 'scale'): APIResource {
+function subresource(t: ResourceType, sub: Subresource): APIResource {
   const base = { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced };
+  if (sub === 'token') return { ...base, ...TOKEN_GVK, verbs: ['create'] };
   // kubectl scale reads group/version/kind from this entry to know the wire type of /scale (client-go scale
   // package, discovery scale kind resolver), so a cross-group subresource must name its group.
   if (sub === 'scale') return { ...base, ...SCALE_GVK, verbs: [...SUBRESOURCE_VERBS] };

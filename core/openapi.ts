@@ -296,7 +296,8 @@ function pathsFor(t: ResourceType): Record<string, Json> {
   }
   out[item] = one;
 
-  for (const sub of t.subresources) {
+  // serviceaccounts/token is create-only and typed TokenRequest; kubectl never validates against it.
+  for (const sub of t.subresources.filter((x) => x !== 'token')) {
     // /scale is typed autoscaling/v1 Scale, and kube tags its operations with that GVK, not the parent's.
     const subSchema = sub === 'scale' ? 'io.k8s.api.autoscaling.v1.Scale' : schema;
     const subGvk = sub === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : gvk;

@@ -1,8 +1,9 @@
 // Front door and canonical layer: every built-in resource type, as data. Adding a type is one entry;
 // routing, discovery, OpenAPI, validation and the store's Durable Object name all read from here.
 
-export type NameRule = 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label';
-export type Subresource = 'status' | 'scale';
+// 'path': any name usable as a path segment (RBAC objects such as system:basic-user).
+export type NameRule = 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label' | 'path';
+export type Subresource = 'status' | 'scale' | 'token';
 
 export interface ResourceType {
   group: string; // '' for the core group
@@ -27,6 +28,8 @@ export interface ResourceType {
   returnsDeletedObject: boolean;
   // The status a new object starts with (apiserver PrepareForCreate), e.g. a pod is Pending.
   initialStatus?: Record<string, unknown>;
+  // false for the review APIs (SelfSubjectAccessReview, ...): create-only, answered, never stored.
+  stored: boolean;
   // A field selector label whose exact value indexes watchers (apiserver's "trigger" index), e.g. a
   // kubelet watching the pods of its node.
   watchIndexField?: string;
@@ -48,9 +51,12 @@ function type(t: Partial<ResourceType> & Pick<ResourceType, 'group' | 'kind' | '
     tracksGeneration: false,
     fields: ['spec', 'status'],
     returnsDeletedObject: false,
+    stored: true,
     ...t,
   };
 }
+
+const REVIEW: Partial<ResourceType> = { namespaced: false, verbs: ['create'], stored: false, fields: ['spec', 'status'] };
 
 export const RESOURCE_TYPES: readonly ResourceType[] = [
   type({
@@ -81,7 +87,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     fieldSelectors: { type: 'type' },
   }),
   type({
-    group: '', kind: 'ServiceAccount', resource: 'serviceaccounts', shortNames: ['sa'],
+    group: '', kind: 'ServiceAccount', resource: 'serviceaccounts', shortNames: ['sa'], subresources: ['token'],
     fields: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
   }),
   type({
@@ -127,7 +133,23 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     fields: ['addressType', 'endpoints', 'ports'],
   }),
   type({ group: 'coordination.k8s.io', kind: 'Lease', resource: 'leases', fields: ['spec'] }),
+  type({ group: 'rbac.authorization.k8s.io', kind: 'Role', resource: 'roles', fields: ['rules'], nameRule: 'path' }),
+  type({ group: 'rbac.authorization.k8s.io', kind: 'RoleBinding', resource: 'rolebindings', fields: ['subjects', 'roleRef'], nameRule: 'path' }),
+  type({
+    group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false,
+    fields: ['rules', 'aggregationRule'], nameRule: 'path',
+  }),
+  type({
+    group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', namespaced: false,
+    fields: ['subjects', 'roleRef'], nameRule: 'path',
+  }),
+  type({ group: 'authentication.k8s.io', kind: 'SelfSubjectReview', resource: 'selfsubjectreviews', ...REVIEW }),
+  type({ group: 'authorization.k8s.io', kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', ...REVIEW }),
+  type({ group: 'authorization.k8s.io', kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', ...REVIEW }),
 ];
+
+/** The types that have a canonical store. */
+export const STORED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((t) => t.stored);
 
 const byGroupResource = new Map(RESOURCE_TYPES.map((t) => [groupResource(t), t]));
 

@@ -120,6 +120,11 @@ export function forbidden(t: StatusTarget, name: string, reason: string, causes?
   return failure(403, 'Forbidden', `${what} is forbidden: ${reason}`, details);
 }
 
+/** A non-resource path the user may not use (e.g. /metrics). */
+export function forbiddenPath(reason: string): Status {
+  return failure(403, 'Forbidden', `forbidden: ${reason}`, {});
+}
+
 /** A path that names no resource this server serves. */
 export function unknownResource(): Status {
   return failure(404, 'NotFound', 'the server could not find the requested resource', {});

@@ -11,9 +11,7 @@ import {
   validateObject, type KubeObject,
 } from './object-meta';
 import { scaleOf, withScale } from './scale';
-import { applyJsonPatch } from './patch/json-patch';
-import { applyMergePatch } from './patch/merge-patch';
-import { applyStrategicMergePatch } from './patch/strategic-merge-patch';
+import { applyPatch } from './patch/apply-patch';
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
 import { objectKey } from './object-key';
 import { pruneUnknown, unknownFields, type FieldValidation } from './validation/known-fields';
@@ -190,9 +188,7 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   const current = existing(store, type, req.namespace, req.name);
   const patchDoc = decodePatchBody(patchType, req.body);
   const target = req.subresource === 'scale' ? scaleOf(current) : current;
-  const patched = patchType === 'json' ? applyJsonPatch(target, patchDoc)
-    : patchType === 'merge' ? applyMergePatch(target, patchDoc)
-    : applyStrategicMergePatch(target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
+  const patched = applyPatch(patchType, target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
   if (req.subresource === 'scale') return replaceScale(store, env, current, patched);
   return replace(store, env, current, checkFields(env, asTypedObject(type, patched)), req.subresource);
 }

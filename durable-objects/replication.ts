@@ -7,10 +7,16 @@
 import type { CanonicalLog } from './canonical-log';
 import type { ChangeRow } from './watch-cache';
 import type { WatchReplica } from './watch-replica';
+import type { Authorizer } from './authorizer';
 
 export interface ReplicaEnv {
   REPLICA?: DurableObjectNamespace<WatchReplica>;
+  AUTHORIZER?: DurableObjectNamespace<Authorizer>;
 }
+
+/** Subscribers are watch-cache replicas, or authorizer shards (named authz:<n>) following RBAC. */
+type Subscriber = DurableObjectStub<WatchReplica> | DurableObjectStub<Authorizer>;
+export const AUTHORIZER_PREFIX = 'authz:';
 
 export interface SubscribeReply {
   revision: number; // the store's newest revision
@@ -21,7 +27,7 @@ export interface SubscribeReply {
 const SUBSCRIBE_BATCH = 1000;
 
 export class Replication {
-  private readonly subscribers = new Map<string, DurableObjectStub<WatchReplica>>();
+  private readonly subscribers = new Map<string, Subscriber>();
   messagesSent = 0;
 
   constructor(
@@ -77,7 +83,8 @@ export class Replication {
   }
 
   private add(name: string): void {
-    if (!this.env.REPLICA) return;
-    this.subscribers.set(name, this.env.REPLICA.get(this.env.REPLICA.idFromName(name)));
+    const ns = name.startsWith(AUTHORIZER_PREFIX) ? this.env.AUTHORIZER : this.env.REPLICA;
+    if (!ns) return;
+    this.subscribers.set(name, (ns as DurableObjectNamespace<WatchReplica>).get(ns.idFromName(name)));
   }
 }

@@ -17,6 +17,7 @@ import { renderList, type ListFormat } from '../core/list-render';
 import { scaleOf } from '../core/scale';
 import type { FieldValidation } from '../core/validation/known-fields';
 import { WATCH_HEADERS } from './watch-headers';
+import { SEEDS } from '../core/bootstrap';
 import { CanonicalLog } from './canonical-log';
 import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
 import { Replication, type ReplicaEnv, type SubscribeReply } from './replication';
@@ -50,6 +51,7 @@ export interface StoreReply {
   code: number;
   body: string; // JSON, serialized once in the store
   warnings?: string[]; // for the Warning header (fieldValidation=Warn)
+  revision?: number; // the store's revision after this write
 }
 
 export interface WriteOptions {
@@ -57,7 +59,6 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
 }
 
-const NAMESPACES_AT_FIRST_START = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 const LOG_BATCH_LIMIT = 1000;
 
 export class ResourceStore extends DurableObject<StoreEnv> {
@@ -210,7 +211,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
         },
       }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings }, req);
       if (changes.length) this.log.setMeta('revision', next);
-      const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body) };
+      const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body), revision: next };
       if (warnings.length) reply.warnings = warnings;
       return reply;
     });
@@ -271,10 +272,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     });
     for (const row of this.log.objects()) this.cache.state.set(this.cache.entry(row.key, row.revision, row.value));
     this.replication = new Replication(this.ctx, this.env, groupResource, this.log, () => this.cache.revision, () => this.compacted);
-    if (type.kind === 'Namespace' && this.cache.revision === 0) {
-      for (const name of NAMESPACES_AT_FIRST_START) {
-        this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify({ metadata: { name } }) }, {});
-      }
+    if (this.cache.revision === 0) {
+      for (const seed of SEEDS[groupResource] ?? []) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed) }, {});
     }
     this.cache.restoreSockets();
     this.replication.announce();

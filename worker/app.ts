@@ -6,6 +6,7 @@ import { internalError, StatusError, statusResponse, unknownResource } from '../
 import { parseResourcePath } from '../core/request-info';
 import type { AppEnv } from './env';
 import { authenticate } from './auth';
+import { authorize } from './authz';
 import { discovery } from './routes/discovery';
 import { metrics } from './routes/metrics';
 import { testHooks } from './routes/test-hooks';
@@ -22,6 +23,7 @@ app.onError((err) => {
 app.notFound(() => statusResponse(unknownResource()));
 
 app.use('*', authenticate);
+app.use('*', authorize);
 
 for (const path of ['/healthz', '/livez', '/readyz']) app.get(path, (c) => c.text('ok'));
 

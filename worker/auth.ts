@@ -1,20 +1,72 @@
-// Front door: authentication. Every request carries `Authorization: Bearer <token>`; for now the only
-// identity is the admin token from the ADMIN_TOKEN secret binding (RBAC comes later).
+// Front door: authentication. A bearer token (header, or the WebSocket subprotocol browsers use) is the
+// admin token, a static token from STATIC_TOKENS, or a ServiceAccount JWT this gateway signed. Anything
+// else is 401, unless ANONYMOUS_AUTH is "true". Tokens are never logged.
 
 import type { MiddlewareHandler } from 'hono';
 import { statusResponse, unauthorized } from '../core/status';
-import type { AppEnv } from './env';
+import { parseStaticTokens } from '../core/auth/static-tokens';
+import { verifyJwt } from '../core/auth/jwt';
+import type { UserInfo } from '../core/rbac/authorize';
+import { lookupGroupResource } from '../core/registry';
+import type { AppEnv, Bindings } from './env';
+import { storeFor } from './stores';
 
 // Browsers cannot set headers on a WebSocket, so the token may come as a subprotocol instead
 // (apiserver pkg/authentication/request/websocket/protocol.go).
 export const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 
+const AUTHENTICATED = 'system:authenticated';
+const SERVICE_ACCOUNTS = lookupGroupResource('core/serviceaccounts')!;
+
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c.req.header('authorization')) ?? protocolToken(c.req.header('sec-websocket-protocol'));
-  const expected = c.env.ADMIN_TOKEN;
-  if (!expected || !token || !(await sameSecret(token, expected))) return statusResponse(unauthorized());
+  const user = token ? await userFor(c.env, token) : anonymous(c.env);
+  if (!user) return statusResponse(unauthorized());
+  c.set('user', user);
   await next();
 };
+
+async function userFor(env: Bindings, token: string): Promise<UserInfo | undefined> {
+  if (env.ADMIN_TOKEN && (await sameSecret(token, env.ADMIN_TOKEN))) {
+    return { username: 'admin', uid: 'admin', groups: ['system:masters', AUTHENTICATED] };
+  }
+  const fixed = staticTokens(env).get(token);
+  if (fixed) return { ...fixed, groups: [...fixed.groups, AUTHENTICATED] };
+  if (token.split('.').length === 3) return serviceAccountUser(env, token);
+  return undefined;
+}
+
+/** A ServiceAccount token is valid while signed by us, unexpired, and its account still exists as it was. */
+async function serviceAccountUser(env: Bindings, token: string): Promise<UserInfo | undefined> {
+  const claims = await verifyJwt(token, await signingKey(env), Math.floor(Date.now() / 1000));
+  if (!claims) return undefined;
+  const { namespace, serviceaccount } = claims['kubernetes.io'];
+  const sa = await storeFor(env, SERVICE_ACCOUNTS).get('core/serviceaccounts', { namespace, name: serviceaccount.name, subresource: '' });
+  if (!sa.ok || (JSON.parse(sa.value.body) as { metadata: { uid: string } }).metadata.uid !== serviceaccount.uid) return undefined;
+  return {
+    username: `system:serviceaccount:${namespace}:${serviceaccount.name}`,
+    uid: serviceaccount.uid,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, AUTHENTICATED],
+  };
+}
+
+function anonymous(env: Bindings): UserInfo | undefined {
+  return env.ANONYMOUS_AUTH === 'true' ? { username: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] } : undefined;
+}
+
+let parsedTokens: { source: string; users: Map<string, UserInfo> } | undefined;
+function staticTokens(env: Bindings): Map<string, UserInfo> {
+  const source = env.STATIC_TOKENS ?? '';
+  if (parsedTokens?.source !== source) parsedTokens = { source, users: parseStaticTokens(source) };
+  return parsedTokens.users;
+}
+
+/** The ServiceAccount signing key: SERVICE_ACCOUNT_SIGNING_KEY, else one derived from the admin token. */
+export async function signingKey(env: Bindings): Promise<string> {
+  if (env.SERVICE_ACCOUNT_SIGNING_KEY) return env.SERVICE_ACCOUNT_SIGNING_KEY;
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`service-account-signing:${env.ADMIN_TOKEN}`));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
 
 function bearerToken(header: string | undefined): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];

@@ -2,11 +2,20 @@
 
 import type { ResourceStore } from '../durable-objects/resource-store';
 import type { WatchReplica } from '../durable-objects/watch-replica';
+import type { Authorizer } from '../durable-objects/authorizer';
+import type { UserInfo } from '../core/rbac/authorize';
 
 export interface Bindings {
   STORE: DurableObjectNamespace<ResourceStore>;
   REPLICA: DurableObjectNamespace<WatchReplica>;
+  AUTHORIZER: DurableObjectNamespace<Authorizer>;
+  // Secrets: the admin token (group system:masters), static tokens in kube's token-file CSV format, and
+  // the key ServiceAccount tokens are signed with.
   ADMIN_TOKEN: string;
+  STATIC_TOKENS?: string;
+  SERVICE_ACCOUNT_SIGNING_KEY?: string;
+  ANONYMOUS_AUTH?: string; // "true": requests without a token act as system:anonymous
+  AUTHZ_SHARDS?: string; // authorizer Durable Objects users are spread over
   // Watch-cache replicas: location hints to place them in ("" switches replicas off), and how many
   // replicas share the watchers of one location.
   REPLICA_LOCATIONS?: string;
@@ -17,4 +26,5 @@ export interface Bindings {
 
 export interface AppEnv {
   Bindings: Bindings;
+  Variables: { user: UserInfo };
 }

@@ -175,6 +175,8 @@ const NAME_CHECKS: Record<NameRule, (value: string) => string[]> = {
   dns1123Subdomain: isDNS1123Subdomain,
   dns1123Label: isDNS1123Label,
   dns1035Label: isDNS1035Label,
+  // RBAC names (ValidateRBACName = path.IsValidPathSegmentName).
+  path: (value) => validatePathSegmentName(value),
 };
 
 /**

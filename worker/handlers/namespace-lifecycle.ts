@@ -1,7 +1,7 @@
 // Front door admission: objects are created only in namespaces that exist and are not terminating,
 // and deleting a namespace deletes its objects of every type first (apiserver NamespaceLifecycle).
 
-import { groupResource, lookupGroupResource, RESOURCE_TYPES, type ResourceType } from '../../core/registry';
+import { groupResource, lookupGroupResource, STORED_TYPES, type ResourceType } from '../../core/registry';
 import { forbidden, notFound, StatusError, type Result } from '../../core/status';
 import { parseSelectors } from '../../core/list-options';
 import type { StoreReply } from '../../durable-objects/resource-store';
@@ -23,7 +23,11 @@ export async function admitCreate(env: Bindings, type: ResourceType, namespace: 
   }
 }
 
-/** Marks the namespace Terminating (so creates are refused), empties it of every type, then deletes it. */
+/**
+ * Marks the namespace Terminating (so creates are refused), deletes its objects of every type, then the
+ * namespace itself. Objects held by finalizers keep it Terminating; deleting it again once they are
+ * gone completes it (the work kube-controller-manager's namespace controller does).
+ */
 export async function deleteNamespace(env: Bindings, name: string, body: string): Promise<Result<StoreReply>> {
   if (UNDELETABLE.has(name)) {
     return { ok: false, status: forbidden(NAMESPACES, name, 'this namespace may not be deleted') };
@@ -36,12 +40,17 @@ export async function deleteNamespace(env: Bindings, name: string, body: string)
   });
   if (!marked.ok) return marked;
   const everything = parseSelectors({ labelSelector: '', fieldSelector: '' });
-  for (const type of RESOURCE_TYPES.filter((t) => t.namespaced)) {
+  let remaining = 0;
+  for (const type of STORED_TYPES.filter((t) => t.namespaced)) {
     const emptied = await storeFor(env, type).write(groupResource(type), {
       verb: 'deletecollection', namespace: name, selectors: everything, body: '', query: {},
     });
     if (!emptied.ok) return emptied;
+    // Items still carrying finalizers come back with a deletionTimestamp: they are not gone yet.
+    const items = (JSON.parse(emptied.value.body) as { items: { metadata: { deletionTimestamp?: string } }[] }).items;
+    remaining += items.filter((i) => i.metadata.deletionTimestamp).length;
   }
+  if (remaining > 0) return marked;
   return store.write(gr, { verb: 'delete', namespace: '', name, body, query: {} });
 }
 

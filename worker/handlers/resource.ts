@@ -17,6 +17,9 @@ import { parseFieldValidation } from '../../core/validation/known-fields';
 import { listFormat } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { watch } from './watch';
+import { review, tokenRequest } from './reviews';
+import { preventEscalation, RBAC_GROUP } from './escalation';
+import { allAuthorizers } from '../authz';
 import { replicaFor, servableByReplica } from '../replicas';
 
 type Ctx = Context<AppEnv>;
@@ -72,6 +75,8 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     throw new StatusError(badRequest(`fieldValidation must be one of "Ignore", "Warn" or "Strict", got "${q.get('fieldValidation')}"`));
   }
   const { namespace, name, subresource } = info;
+  if (info.verb === 'create' && !type.stored) return review(c, type, body);
+  if (info.verb === 'create' && subresource === 'token' && type.subresources.includes('token')) return tokenRequest(c, info, body);
   let req: WriteRequest;
   switch (info.verb) {
     case 'create':
@@ -96,7 +101,14 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
         selectors: parseSelectors({ labelSelector: q.get('labelSelector') ?? '', fieldSelector: q.get('fieldSelector') ?? '' }, type),
       };
   }
-  return reply(await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation }));
+  const isRbac = type.group === RBAC_GROUP;
+  if (isRbac && (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch')) await preventEscalation(c, type, info, req);
+  const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation });
+  // Read-your-writes for RBAC: the next request must be decided with this change in force.
+  if (isRbac && result.ok && result.value.revision) {
+    await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));
+  }
+  return reply(result);
 }
 
 function deleteQuery(q: URLSearchParams) {

@@ -3,7 +3,7 @@
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
-import { groupResource, RESOURCE_TYPES } from '../../core/registry';
+import { groupResource, STORED_TYPES } from '../../core/registry';
 import type { StoreStats } from '../../durable-objects/resource-store';
 import type { ReplicaStats } from '../../durable-objects/watch-replica';
 import { storeFor } from '../stores';
@@ -42,7 +42,7 @@ const REPLICA_SERIES: Series<ReplicaStats>[] = [
 ];
 
 metrics.get('/metrics', async (c) => {
-  const stores = await Promise.all(RESOURCE_TYPES.map(async (t) => {
+  const stores = await Promise.all(STORED_TYPES.map(async (t) => {
     const gr = groupResource(t);
     const stats = await storeFor(c.env, t).stats(gr);
     const replicas = await Promise.all(stats.replicas.map((name) =>

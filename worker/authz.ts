@@ -1,0 +1,54 @@
+// Front door: authorization and rate limiting, before anything reaches a store. Every request, watches
+// included, is decided by the user's authorizer shard in one call; denials are kube-apiserver's 403.
+
+import type { MiddlewareHandler } from 'hono';
+import { parseResourcePath, type ResourceRequest } from '../core/request-info';
+import { forbidden, forbiddenPath, statusResponse, tooManyRequests } from '../core/status';
+import { forbiddenReason, type UserInfo } from '../core/rbac/authorize';
+import type { RequestAttributes } from '../core/rbac/rules';
+import { AUTHORIZER_PREFIX } from '../durable-objects/replication';
+import type { AppEnv, Bindings } from './env';
+
+export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const user = c.get('user');
+  const url = new URL(c.req.url);
+  const watch = url.searchParams.get('watch');
+  const info = parseResourcePath(c.req.method, url.pathname, watch === 'true' || watch === '1');
+  const attrs = info ? resourceAttributes(info) : { verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: url.pathname };
+  const shard = authorizerFor(c.env, user);
+  const decision = await shard.stub.admit(shard.name, user, attrs);
+  if (decision.allowed) return next();
+  if (decision.throttled) {
+    return statusResponse(tooManyRequests('Too many requests, please try again later.', decision.retryAfterSeconds));
+  }
+  const reason = forbiddenReason(user, attrs);
+  if (!info) return statusResponse(forbiddenPath(reason));
+  return statusResponse(forbidden({ group: info.group, resource: info.resource }, info.name, reason));
+};
+
+/** authorizer.Attributes from the request; a namespace object is its own namespace (requestinfo.go). */
+export function resourceAttributes(info: Pick<ResourceRequest, 'verb' | 'group' | 'resource' | 'subresource' | 'name' | 'namespace'>): RequestAttributes {
+  const namespace = info.resource === 'namespaces' && info.group === '' && info.name ? info.name : info.namespace;
+  return {
+    verb: info.verb, resourceRequest: true, apiGroup: info.group, resource: info.resource,
+    subresource: info.subresource, name: info.name, namespace, path: '',
+  };
+}
+
+/** Users are spread over AUTHZ_SHARDS authorizers by a hash of their name; each follows RBAC itself. */
+export function authorizerFor(env: Bindings, user: UserInfo) {
+  const shards = Math.max(1, Number(env.AUTHZ_SHARDS ?? 1) || 1);
+  let h = 0;
+  for (const ch of user.username) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  const name = `${AUTHORIZER_PREFIX}${h % shards}`;
+  return { name, stub: env.AUTHORIZER.get(env.AUTHORIZER.idFromName(name)) };
+}
+
+/** Every shard, for read-your-writes after an RBAC change. */
+export function allAuthorizers(env: Bindings) {
+  const shards = Math.max(1, Number(env.AUTHZ_SHARDS ?? 1) || 1);
+  return Array.from({ length: shards }, (_, i) => {
+    const name = `${AUTHORIZER_PREFIX}${i}`;
+    return { name, stub: env.AUTHORIZER.get(env.AUTHORIZER.idFromName(name)) };
+  });
+}
