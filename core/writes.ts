@@ -12,6 +12,9 @@ import {
 } from './object-meta';
 import { scaleOf, withScale } from './scale';
 import { applyPatch } from './patch/apply-patch';
+import { applyDefaults } from './admission/defaults';
+import { immutableViolations } from './admission/immutable';
+import { allocateClusterIP, keepAllocatedClusterIP } from './admission/cluster-ip';
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
 import { objectKey } from './object-key';
 import { pruneUnknown, unknownFields, type FieldValidation } from './validation/known-fields';
@@ -109,6 +112,8 @@ function create(store: WriteStore, env: WriteEnv, namespace: string, body: strin
   if (generated) m.name = m.generateName!.slice(0, GENERATE_NAME_MAX_BASE) + env.randomSuffix();
   validateObject(type, obj);
   fillCreateMeta(env, obj);
+  applyDefaults(obj);
+  if (type.kind === 'Service') allocateClusterIP(store, obj, env.newUid());
   checkSize(obj);
   for (let attempt = 1; ; attempt++) {
     const key = objectKey(m.namespace ?? '', m.name!);
@@ -152,7 +157,16 @@ function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: Ku
   if (rv && rv !== current.metadata.resourceVersion) {
     throw new StatusError(conflict(type, name, OPTIMISTIC_LOCK_MESSAGE));
   }
+  if (subresource !== 'status') {
+    // Defaults first, as decoding does, so an update that omits a defaulted field changes nothing.
+    keepAllocatedClusterIP(type, current, next);
+    applyDefaults(next);
+  }
   const merged = subresource === 'status' ? mergeStatusUpdate(current, next) : mergeUpdateMeta(type, current, next);
+  if (subresource !== 'status') {
+    const causes = immutableViolations(type.kind, current, merged);
+    if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));
+  }
   validateObject(type, merged);
   checkSize(merged);
   merged.metadata.resourceVersion = current.metadata.resourceVersion;

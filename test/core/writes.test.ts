@@ -94,7 +94,7 @@ describe('update', () => {
     const { store } = created();
     const labelled = run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify({ ...deployment(), metadata: { name: 'web', labels: { a: 'b' } } }) }).body as KubeObject;
     expect(labelled.metadata.generation).toBe(1);
-    const scaled = run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify(deployment({ spec: { replicas: 3 } })) }).body as KubeObject;
+    const scaled = run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify(deployment({ spec: { ...deployment().spec, replicas: 3 } })) }).body as KubeObject;
     expect(scaled.metadata.generation).toBe(2);
     expect(scaled.status).toBeUndefined();
   });
@@ -122,7 +122,7 @@ describe('update', () => {
 
   it('rejects a stale resourceVersion with 409 Conflict', () => {
     const { store } = created();
-    run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify(deployment({ spec: { replicas: 2 } })) });
+    run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify(deployment({ spec: { ...deployment().spec, replicas: 2 } })) });
     const s = failure(() => run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify({ ...deployment(), metadata: { name: 'web', resourceVersion: '1' } }) }));
     expect(s.message).toBe('Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again');
   });
@@ -192,5 +192,49 @@ describe('delete', () => {
     const res = run(store, { verb: 'deletecollection', namespace: 'a', selectors: parseSelectors({ labelSelector: 'app=web', fieldSelector: '' }), body: '', query: {} }, configmaps);
     expect((res.body as { items: KubeObject[] }).items.map((o) => o.metadata.name)).toEqual(['x']);
     expect([...objects.keys()].sort()).toEqual(['a/y', 'b/z']);
+  });
+});
+
+describe('admission', () => {
+  it('fills defaults kubectl reads back, and keeps them across updates that omit them', () => {
+    const { store } = memoryStore();
+    const svc = run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify({ metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } }) }, lookupGroupResource('core/services')!).body as KubeObject;
+    expect(svc.spec).toMatchObject({ type: 'ClusterIP', sessionAffinity: 'None', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] });
+    expect((svc.spec as { clusterIP: string }).clusterIP).toMatch(/^10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+$/);
+    const again = run(store, { verb: 'update', namespace: 'ns', name: 's', subresource: '', body: JSON.stringify({ metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } }) }, lookupGroupResource('core/services')!).body as KubeObject;
+    expect((again.spec as { clusterIP: string }).clusterIP).toBe((svc.spec as { clusterIP: string }).clusterIP);
+    expect(again.metadata.resourceVersion).toBe(svc.metadata.resourceVersion);
+    const d = run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify(deployment()) }).body as KubeObject;
+    expect(d.spec).toMatchObject({ replicas: 1, revisionHistoryLimit: 10, progressDeadlineSeconds: 600, strategy: { type: 'RollingUpdate' } });
+  });
+
+  it('gives every service its own cluster IP', () => {
+    const { store } = memoryStore();
+    const ips = new Set<string>();
+    for (let i = 0; i < 50; i++) {
+      const svc = run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify({ metadata: { name: `s${i}` }, spec: { ports: [{ port: 80 }] } }) }, lookupGroupResource('core/services')!).body as KubeObject;
+      ips.add((svc.spec as { clusterIP: string }).clusterIP);
+    }
+    expect(ips.size).toBe(50);
+  });
+
+  it.each([
+    ['a deployment selector', 'apps/deployments', deployment(), { ...deployment(), spec: { ...deployment().spec, selector: { matchLabels: { app: 'other' } } } }, 'spec.selector'],
+    ['the data of an immutable configmap', 'core/configmaps', { metadata: { name: 'web' }, data: { a: '1' }, immutable: true }, { metadata: { name: 'web' }, data: { a: '2' }, immutable: true }, 'data'],
+    ['a pod spec beyond images', 'core/pods', { metadata: { name: 'web' }, spec: { containers: [{ name: 'c', image: 'a' }] } }, { metadata: { name: 'web' }, spec: { containers: [{ name: 'c', image: 'a' }], restartPolicy: 'Never' } }, 'spec'],
+  ])('rejects a change to %s with 422', (_name, gr, created, updated, field) => {
+    const { store } = memoryStore();
+    const type = lookupGroupResource(gr)!;
+    run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify(created) }, type);
+    const s = failure(() => run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify(updated) }, type));
+    expect(s).toMatchObject({ code: 422, reason: 'Invalid', details: { causes: [expect.objectContaining({ field })] } });
+  });
+
+  it('lets a pod change its container images', () => {
+    const { store } = memoryStore();
+    const pods = lookupGroupResource('core/pods')!;
+    run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'a:1' }] } }) }, pods);
+    const res = run(store, { verb: 'patch', namespace: 'ns', name: 'p', subresource: '', patchType: 'application/strategic-merge-patch+json', body: '{"spec":{"containers":[{"name":"c","image":"a:2"}]}}' }, pods);
+    expect(res.code).toBe(200);
   });
 });
