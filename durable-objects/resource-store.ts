@@ -152,12 +152,6 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
     this.cache?.socketClosed(ws);
-    try {
-      // Completes the close handshake even where the runtime does not answer a client's close itself.
-      ws.close(1000, 'closed');
-    } catch {
-      // already closed
-    }
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {

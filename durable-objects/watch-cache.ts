@@ -168,10 +168,17 @@ export class WatchCache {
     }
   }
 
+  /** The client closed its socket (or it failed): drop its watcher and finish the close handshake. */
   socketClosed(ws: WebSocket): void {
     const w = this.sockets.get(ws);
     this.sockets.delete(ws);
     if (w) this.hub.close(w);
+    try {
+      // Completes the close handshake even where the runtime does not answer a client's close itself.
+      ws.close(1000, 'closed');
+    } catch {
+      // already closed
+    }
   }
 
   /** Bookmarks and timeouts: the Durable Object's alarm calls this. */

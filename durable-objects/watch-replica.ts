@@ -152,11 +152,6 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
     this.cache?.socketClosed(ws);
-    try {
-      ws.close(1000, 'closed');
-    } catch {
-      // already closed
-    }
     this.scheduleIdleCheck();
   }
 

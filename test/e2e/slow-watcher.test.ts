@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { http, startTestGateway, stopTestGateway, TOKEN, type Running } from './fixtures';
-import { httpWatch, wsWatch, EventLog } from './watch-streams';
+import { collectLines, httpWatch, wsWatch, EventLog } from './watch-streams';
 
 let r: Running;
 beforeAll(async () => {
@@ -20,20 +20,8 @@ function stalledWatch(path: string) {
   let resume!: () => void;
   const ready = new Promise<void>((resolve) => {
     const req = request(new URL(path, r.gateway.url), { headers: { authorization: `Bearer ${TOKEN}` } }, (res) => {
+      collectLines(res, log);
       res.pause();
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          if (line.trim()) log.push(JSON.parse(line));
-        }
-      });
-      res.on('end', () => log.end());
-      res.on('close', () => log.end());
       resume = () => res.resume();
       resolve();
     });

@@ -1,6 +1,6 @@
 // Test helper: raw watch connections to the gateway over HTTP streaming (node:http) and WebSocket (ws),
 // collecting events so tests can wait for them with a bounded timeout instead of sleeping.
-import { request, type ClientRequest } from 'node:http';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { TOKEN, type Running } from './fixtures';
 
@@ -61,26 +61,31 @@ export interface OpenWatch {
   close(): void;
 }
 
+/** Feeds a chunked watch response into `log`, one JSON event per line. */
+export function collectLines(res: IncomingMessage, log: EventLog): void {
+  log.status = res.statusCode ?? 0;
+  let buffer = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (line.trim()) log.push(JSON.parse(line));
+    }
+  });
+  res.on('end', () => log.end());
+  res.on('error', () => log.end());
+  res.on('close', () => log.end());
+}
+
 export function httpWatch(r: Running, path: string, headers: Record<string, string> = {}): Promise<OpenWatch> {
   const log = new EventLog();
   const url = new URL(path, r.gateway.url);
   return new Promise((resolve, reject) => {
     const req: ClientRequest = request(url, { headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
-      log.status = res.statusCode ?? 0;
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          if (line.trim()) log.push(JSON.parse(line));
-        }
-      });
-      res.on('end', () => log.end());
-      res.on('error', () => log.end());
-      res.on('close', () => log.end());
+      collectLines(res, log);
       resolve({ log, close: () => req.destroy() });
     });
     req.on('error', (e) => {
