@@ -36,7 +36,7 @@ const S = smoke
   ? {
     writes: { seq: [300, 1500], conc: [1000, 1500] },
     lists: { sizes: [200], samples: [20, 1000] },
-    fanout: { watchers: [1, 100], transports: ['ws', 'http'] as Transport[], rate: 20, fixedEvents: 20, maxEvents: () => 50, maxWriteMs: 3000, drainMs: 10_000 },
+    fanout: { watchers: [100], transports: ['ws', 'http'] as Transport[], rate: 20, fixedEvents: 20, maxEvents: () => 50, maxWriteMs: 3000, drainMs: 10_000 },
     resume: { total: 300, behind: [100, 300] },
     memory: { watchers: 100 },
   }
@@ -210,7 +210,11 @@ async function benchEdgeplane(replicas: boolean): Promise<void> {
       }
     }
     if (only.has('fanout')) {
-      for (const t of S.fanout.transports) await fanoutAll(edgeplaneFanout(ep, t, true));
+      // The smoke run keeps the replica path from rotting with one WebSocket run.
+      const light = smoke && replicas;
+      for (const t of light ? (['ws'] as Transport[]) : S.fanout.transports) {
+        await fanoutAll(edgeplaneFanout(ep, t, true), light ? plans().filter((p) => p.mode === 'max') : plans());
+      }
       // W = 0: the store's own cost per write, the baseline of the canonical-load table.
       await fanoutAll(edgeplaneFanout(ep, 'ws', true), [{ watchers: 0, mode: 'fixed', ratePerSecond: S.fanout.rate, events: S.fanout.fixedEvents, maxWriteMs: 20_000, drainMs: 1000 }]);
     }
@@ -240,7 +244,7 @@ async function benchEdgeplane(replicas: boolean): Promise<void> {
         for (const r of idle) r.close();
       });
     }
-    if (only.has('memory')) {
+    if (only.has('memory') && !(smoke && replicas)) {
       for (const t of replicas ? (['ws'] as Transport[]) : (['ws', 'http'] as Transport[])) {
         await step(`memory edgeplane ${t}`, async () => results.memory.push(await runMemory(edgeplaneFanout(ep, t, true), S.memory.watchers)));
       }

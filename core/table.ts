@@ -2,7 +2,7 @@
 // asTable and pkg/printers TableGenerator build it (rows' objects are PartialObjectMetadata by default).
 
 import { apiVersionOf, groupResource, type ResourceType } from './registry';
-import { tableSpecFor, type CellValue, type KubeObj, type RowCondition } from './table-columns';
+import { tableSpecFor, type CellValue, type KubeObj, type RowCondition } from './tables/index';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

@@ -16,6 +16,8 @@ export interface Sink {
   full(): boolean; // a replay should stop sending and wait for `drained`
   drained(timeoutMs: number): Promise<boolean>; // false: it did not drain in time
   close(): void;
+  // Transports that learn of a gone client only by writing (HTTP streams) send a blank line now and then.
+  heartbeat?(): void;
 }
 
 export interface WatchRequest {
@@ -46,6 +48,7 @@ export interface HubSource {
 
 export interface HubOptions {
   bookmarkIntervalMs: number; // apiserver defaultBookmarkFrequency: 1 min
+  heartbeatIntervalMs: number; // blank lines on idle HTTP streams, so a gone client is noticed
   replayBatch: number; // events or objects replayed per turn
   freshnessWaitMs: number; // WatchList waits this long for a future revision (blockTimeout, 3 s)
   drainWaitMs: number; // how long a replay waits for a full client buffer before closing it
@@ -67,17 +70,21 @@ export class Watcher {
   closed = false;
   headersSent = false;
   nextBookmark: number;
+  nextHeartbeat: number;
   finalBookmarkSent = false;
 
-  constructor(readonly req: WatchRequest, readonly sink: Sink, public after: number, now: number, interval: number) {
+  constructor(readonly req: WatchRequest, readonly sink: Sink, public after: number, now: number, interval: number, heartbeat: number) {
     this.nextBookmark = now + interval;
+    this.nextHeartbeat = sink.heartbeat ? now + heartbeat : Infinity;
   }
 
-  /** When this watcher next needs the hub's attention: its next bookmark, its last one, or its end. */
+  /** When this watcher next needs the hub's attention: a bookmark, a heartbeat, or its end. */
   nextDue(): number {
-    if (!this.req.bookmarks) return this.req.deadline;
-    const final = this.finalBookmarkSent ? this.req.deadline : this.req.deadline - FINAL_BOOKMARK_MS;
-    return Math.min(this.nextBookmark, final);
+    let due = Math.min(this.req.deadline, this.nextHeartbeat);
+    if (this.req.bookmarks) {
+      due = Math.min(due, this.nextBookmark, this.finalBookmarkSent ? Infinity : this.req.deadline - FINAL_BOOKMARK_MS);
+    }
+    return due;
   }
 
   format(): FrameFormat {
@@ -101,7 +108,7 @@ export class WatchHub {
 
   /** Starts a watcher: replay what it asked for, then join the live broadcast. */
   async start(req: WatchRequest, sink: Sink, now: number): Promise<Watcher> {
-    const w = new Watcher(req, sink, req.after ?? this.src.revision(), now, this.opts.bookmarkIntervalMs);
+    const w = new Watcher(req, sink, req.after ?? this.src.revision(), now, this.opts.bookmarkIntervalMs, this.opts.heartbeatIntervalMs);
     this.catchingUp.add(w);
     try {
       await this.replay(w);
@@ -133,6 +140,10 @@ export class WatchHub {
           w.nextBookmark = now + this.opts.bookmarkIntervalMs;
           this.deliver(w, bookmarkFrame(this.src.kind, this.src.apiVersion, head));
         }
+      }
+      if (now >= w.nextHeartbeat) {
+        w.nextHeartbeat = now + this.opts.heartbeatIntervalMs;
+        w.sink.heartbeat!();
       }
       if (now >= w.req.deadline) this.close(w);
       if (w.closed) continue;

@@ -23,6 +23,7 @@ export interface WatchSettings {
   WATCH_BOOKMARK_INTERVAL_SECONDS?: string;
   WATCH_MIN_TIMEOUT_SECONDS?: string;
   WATCH_BUFFER_BYTES?: string;
+  WATCH_HEARTBEAT_SECONDS?: string;
   MAX_WATCHERS?: string;
 }
 
@@ -89,6 +90,7 @@ export class WatchCache {
       yieldTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
     }, {
       bookmarkIntervalMs: this.setting('WATCH_BOOKMARK_INTERVAL_SECONDS', 60) * 1000,
+      heartbeatIntervalMs: this.setting('WATCH_HEARTBEAT_SECONDS', 30) * 1000,
       replayBatch: REPLAY_BATCH,
       freshnessWaitMs: FRESHNESS_WAIT_MS,
       drainWaitMs: DRAIN_WAIT_MS,

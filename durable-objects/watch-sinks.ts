@@ -4,6 +4,8 @@
 import { frameBytes, type Frame } from '../core/watch-event';
 import type { Sink } from '../core/watch-hub';
 
+const NEWLINE = new TextEncoder().encode('\n');
+
 /**
  * A chunked HTTP response body with a bounded buffer. Bytes wait in the stream's queue while the client
  * does not read; past `limitBytes` the sink reports overflow and the hub closes the watcher, so one slow
@@ -39,6 +41,11 @@ export function streamSink(limitBytes: number, onCancel: () => void): { sink: Si
       return true;
     },
     full: () => queued() > limitBytes / 2,
+    // A blank line between events: clients' JSON decoders skip whitespace. Writing it is how a stream
+    // learns that its client has gone (then cancel runs and the watcher is dropped).
+    heartbeat() {
+      if (!closed && queued() === 0) controller.enqueue(NEWLINE);
+    },
     drained(timeoutMs: number): Promise<boolean> {
       if (closed) return Promise.resolve(false);
       return new Promise((resolve) => {

@@ -35,9 +35,21 @@ export interface DualListener {
   close(): Promise<void>;
 }
 
-export function listenDual(port: number, upstreamPort: number, tls: TlsFiles): Promise<DualListener> {
+// What an over-limit connection gets instead of being dropped: kube-apiserver's 429 Status.
+const TOO_MANY = JSON.stringify({
+  kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Too many requests, please try again later.',
+  reason: 'TooManyRequests', details: { retryAfterSeconds: 1 }, code: 429,
+});
+const TOO_MANY_RESPONSE = `HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(TOO_MANY)}\r\n\r\n${TOO_MANY}`;
+
+/**
+ * `maxConnections` keeps the process well below its file-descriptor limit (each proxied connection
+ * costs two here and one in workerd, and workerd aborts on EMFILE): past it, a clean 429.
+ */
+export function listenDual(port: number, upstreamPort: number, tls: TlsFiles, maxConnections: number): Promise<DualListener> {
   const open = new Set<Socket>();
-  const tlsServer = createTlsServer({ cert: tls.cert, key: tls.key }, (secure) => pipeTo(secure, upstreamPort));
+  const serve = (client: Socket, full: boolean) => (full ? refuse(client) : pipeTo(client, upstreamPort));
+  const tlsServer = createTlsServer({ cert: tls.cert, key: tls.key }, (secure) => serve(secure, open.size > maxConnections));
   tlsServer.on('tlsClientError', (_err, socket) => socket.destroy());
   const server = createServer({ noDelay: true }, (socket) => {
     open.add(socket);
@@ -49,7 +61,7 @@ export function listenDual(port: number, upstreamPort: number, tls: TlsFiles): P
       if (!first) return socket.destroy();
       socket.unshift(first);
       if (first[0] === TLS_HANDSHAKE) tlsServer.emit('connection', socket);
-      else pipeTo(socket, upstreamPort);
+      else serve(socket, open.size > maxConnections);
     });
   });
   return new Promise((resolve, reject) => {
@@ -66,6 +78,11 @@ export function listenDual(port: number, upstreamPort: number, tls: TlsFiles): P
       });
     });
   });
+}
+
+function refuse(client: Socket): void {
+  client.on('error', () => client.destroy());
+  client.end(TOO_MANY_RESPONSE);
 }
 
 function pipeTo(client: Socket, upstreamPort: number): void {

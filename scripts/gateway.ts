@@ -13,7 +13,11 @@ export interface GatewayOptions {
   persistDir: string;
   adminToken: string;
   vars?: Record<string, string>; // overrides of wrangler.toml [vars]
+  maxConnections?: number; // open client connections before new ones get 429
 }
+
+// Under the 20,000 descriptors a process may hold here: two per proxied connection in this process.
+const DEFAULT_MAX_CONNECTIONS = 9000;
 
 export interface Gateway {
   url: string; // plain HTTP
@@ -39,7 +43,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const upstream = await mf.ready;
   const tls = localCertificate(join(opts.persistDir, 'tls'));
-  const listener = await listenDual(opts.port, Number(upstream.port), tls);
+  const listener = await listenDual(opts.port, Number(upstream.port), tls, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   const port = listener.port;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -22,7 +22,8 @@ const port = Number(process.env.PORT ?? 8787);
 const persistDir = resolve(process.env.PERSIST_DIR ?? join(ROOT, '.edgeplane', 'state'));
 mkdirSync(persistDir, { recursive: true });
 const token = adminToken();
-const gateway = await startGateway({ port, persistDir, adminToken: token });
+const maxConnections = process.env.MAX_CONNECTIONS ? Number(process.env.MAX_CONNECTIONS) : undefined;
+const gateway = await startGateway({ port, persistDir, adminToken: token, maxConnections });
 const kubeconfig = join(ROOT, 'kubeconfig');
 writeKubeconfig(kubeconfig, gateway, token);
 

@@ -155,6 +155,12 @@ export function edgeplaneFanout(ep: Edgeplane, transport: Transport, direct: boo
       };
     },
     async cleanup() {
+      // A closed HTTP stream is noticed only when a write to it fails (the second event after the
+      // client left): write a few events nobody watches any more, so the store lets go of them.
+      for (let k = 0; k < 3 && transport === 'http'; k++) {
+        await ep.direct.send('POST', `/api/v1/namespaces/${namespace}/configmaps`, JSON.stringify({ metadata: { name: `flush-${k}` } }));
+        await sleep(100);
+      }
       const end = Date.now() + 20_000;
       while (Date.now() < end && (await ep.watchers('core/configmaps')) > 0) await sleep(100);
     },

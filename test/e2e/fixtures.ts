@@ -15,10 +15,10 @@ export interface Running {
   persistDir: string;
 }
 
-export async function startTestGateway(opts: { persistDir?: string; vars?: Record<string, string> } = {}): Promise<Running> {
+export async function startTestGateway(opts: { persistDir?: string; vars?: Record<string, string>; maxConnections?: number } = {}): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), 'edgeplane-e2e-'));
   const persistDir = opts.persistDir ?? join(dir, 'state');
-  const gateway = await startGateway({ port: 0, persistDir, adminToken: TOKEN, vars: opts.vars });
+  const gateway = await startGateway({ port: 0, persistDir, adminToken: TOKEN, vars: opts.vars, maxConnections: opts.maxConnections });
   const kubeconfig = join(dir, 'kubeconfig');
   writeKubeconfig(kubeconfig, gateway, TOKEN);
   return { gateway, dir, kubeconfig, persistDir };
