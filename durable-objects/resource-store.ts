@@ -128,6 +128,12 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     return this.cache.watch(request);
   }
 
+  /** The newest revision: what a consistent read from a replica must have reached. */
+  async currentRevision(groupResource: string): Promise<number> {
+    this.typeFor(groupResource);
+    return this.cache.revision;
+  }
+
   /** A replica joins: from `after`, it receives every change by push; the reply holds what it missed. */
   async subscribe(groupResource: string, replica: string, after: number): Promise<SubscribeReply> {
     this.typeFor(groupResource);

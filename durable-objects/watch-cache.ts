@@ -126,9 +126,12 @@ export class WatchCache {
 
   /** Waits (bounded) until this cache has reached `revision`, else 504 Too large resource version. */
   async waitFor(revision: number): Promise<void> {
-    if (revision <= this.revision) return;
-    if (await this.waiters.wait(revision, FRESHNESS_WAIT_MS)) return;
-    throw new StatusError(tooLargeResourceVersion(revision, this.revision, 1));
+    if (!(await this.reached(revision))) throw new StatusError(tooLargeResourceVersion(revision, this.revision, 1));
+  }
+
+  /** True once this cache has reached `revision`, false if it has not within the freshness wait. */
+  async reached(revision: number): Promise<boolean> {
+    return revision <= this.revision || this.waiters.wait(revision, FRESHNESS_WAIT_MS);
   }
 
   /** A watch arriving as a fetch: chunked HTTP, or a WebSocket upgrade accepted here (hibernatable). */

@@ -70,7 +70,11 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
     }
   }
 
-  /** RV "0" and NotOlderThan lists, from this replica's state; exact and paged reads go to the store. */
+  /**
+   * Lists of the latest state from this replica: RV "0" and NotOlderThan, and consistent lists (RV unset)
+   * once this replica has reached the store's current revision (KEP-2340), else from the store itself.
+   * Exact and continued reads go to the store.
+   */
   async list(groupResource: string, name: string, req: ListRequest): Promise<Response> {
     try {
       this.identify(name, groupResource);
@@ -80,6 +84,11 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
       const selectors = parseSelectors(opts, type);
       const plan = planList(opts, this.storeCompacted);
       if (plan.revision !== 'latest') throw new Error('replicas serve only lists of the latest state');
+      if (opts.resourceVersion === '') {
+        // Consistent: everything written before this request, which the store's revision bounds.
+        const head = await this.store().currentRevision(groupResource);
+        if (!(await cache.reached(head))) return this.store().list(groupResource, req);
+      }
       // Never an older state as if it were newer: wait (bounded) until this replica has reached it.
       await cache.waitFor(plan.minRevision);
       const prefix = namespacePrefix(req.namespace);

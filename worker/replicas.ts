@@ -33,10 +33,14 @@ export function replicaName(type: ResourceType, location: string, index: number)
   return `${groupResource(type)}@${location}#${index}`;
 }
 
-/** A list the cache may answer: RV "0" (any) or NotOlderThan, not an exact or continued page. */
+/**
+ * A list a replica may answer: RV "0" (any), NotOlderThan, or consistent (RV unset: the replica first
+ * catches up with the store's revision); not an exact read or a continued page.
+ */
 export function servableByReplica(q: URLSearchParams): boolean {
   const rv = q.get('resourceVersion') ?? '';
-  if (rv === '' || q.get('continue')) return false;
+  if (q.get('continue')) return false;
+  if (rv === '') return !q.get('resourceVersionMatch');
   const match = q.get('resourceVersionMatch') ?? '';
   if (match === 'Exact') return false;
   if (match === 'NotOlderThan') return true;

@@ -114,4 +114,18 @@ describe('replicas', () => {
     expect(Number(fresh.json.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(after.at(-1)));
     for (const w of [warm, resumed]) w.close();
   }, 60_000);
+
+  it('serves consistent lists (RV unset) from a caught-up replica, and from the store when it lags', async () => {
+    await namespace('rep-read');
+    const [created] = await writes('rep-read', 'c', 1);
+    const fresh = await http(r, 'GET', cmPath('rep-read'), undefined, at('enam', 0));
+    expect(fresh.json.items.map((i: any) => i.metadata.resourceVersion)).toEqual([created]);
+    const name = encodeURIComponent(replicaName('rep-read', 'enam', 0));
+    await http(r, 'POST', `/debug/replicas/${name}/pause`);
+    const [held] = await writes('rep-read', 'd', 1);
+    // The paused replica cannot reach the store's revision: the list must still include the new write.
+    const consistent = await http(r, 'GET', cmPath('rep-read'), undefined, at('enam', 0));
+    expect(consistent.json.items.map((i: any) => i.metadata.resourceVersion)).toEqual([created, held]);
+    await http(r, 'POST', `/debug/replicas/${name}/resume`);
+  }, 30_000);
 });
