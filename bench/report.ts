@@ -50,7 +50,7 @@ const mem = (res: BenchResults, system: string, transport: string, variant?: str
   res.memory.find((r) => r.system === system && (system !== 'edgeplane' || (r.transport === transport && r.variant === (variant ?? STORE_ONLY))));
 
 function replicaVariant(res: BenchResults): string | undefined {
-  return res.fanout.find((r) => r.system === 'edgeplane' && r.variant !== STORE_ONLY)?.variant;
+  return res.fanout.find((r) => r.system === 'edgeplane' && r.variant.startsWith('replicas'))?.variant;
 }
 
 interface Row {
@@ -78,7 +78,7 @@ function headlineRows(res: BenchResults): Row[] {
     const range = list(res, 'etcd', n, 'range');
     for (const read of ['rv=0 (cache)', 'consistent']) {
       const e = list(res, 'edgeplane', n, read, 'store');
-      const r = list(res, 'edgeplane', n, read, read === 'consistent' ? 'store' : 'replica');
+      const r = read === 'consistent' ? undefined : list(res, 'edgeplane', n, read, 'replica'); // consistent lists go to the store either way
       rows.push({ scenario: s, metric: `${read} p50 ms ↓ (etcd: range)`, ep: e?.latencyMs.p50, epRep: r?.latencyMs.p50, etcd: range?.latencyMs.p50 });
       rows.push({ scenario: s, metric: `${read} p99 ms ↓ (etcd: range)`, ep: e?.latencyMs.p99, epRep: r?.latencyMs.p99, etcd: range?.latencyMs.p99 });
     }
@@ -182,6 +182,17 @@ export function renderMarkdown(res: BenchResults): string {
     res.fanout.filter((r) => r.watchers > 0).map((r) => [r.system, r.variant, r.transport, r.path, r.watchers, r.mode, r.ratePerSecond, r.eventsWritten, r.deliveriesPerSecond,
       r.latencyMs.p50, r.latencyMs.p99, r.latencyMs.max, r.complete ? 'yes' : `**no** (−${r.missing} +${r.duplicates} ↕${r.outOfOrder} err ${r.errors})`,
       r.serverCpuUsPerDelivery, r.clientCpuUsPerDelivery, `${Math.round(r.cpu.foreignShare * 100)}%`])));
+  const proxied = res.fanout.filter((r) => r.path === 'proxied');
+  if (proxied.length) {
+    out.push('', '## Path: direct vs through the dual listener', '');
+    out.push('The dual HTTP/HTTPS listener (what `npm start` serves on its port) pipes bytes in the load generator\'s own Node process; "direct" is workerd\'s port.', '');
+    const rows: (string | number | undefined)[][] = [];
+    for (const p of proxied) {
+      const d = res.fanout.find((r) => r.path === 'direct' && r.system === p.system && r.variant === p.variant && r.transport === p.transport && r.watchers === p.watchers && r.mode === p.mode);
+      for (const r of [d, p]) if (r) rows.push([r.transport, r.watchers, r.mode, r.path, r.deliveriesPerSecond, r.latencyMs.p50, r.latencyMs.p99, r.serverCpuUsPerDelivery, r.clientCpuUsPerDelivery]);
+    }
+    out.push(table(['Transport', 'W', 'Mode', 'Path', 'Deliveries/s', 'p50 ms', 'p99 ms', 'workerd µs/del.', 'Node (client+listener) µs/del.'], rows));
+  }
   if (res.canonical.length) {
     out.push('', '## Canonical load per write', '');
     out.push('From the fixed-rate WebSocket/HTTP runs: messages the canonical store sent per write (frames to its own watchers + pushes to replicas, from /metrics), and workerd CPU per write (/proc; store and replicas share the one local workerd process, so with replicas this includes their fan-out).', '');

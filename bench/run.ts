@@ -44,7 +44,7 @@ const S = smoke
     writes: { seq: [5000, 5000], conc: [20000, 5000] },
     lists: { sizes: [1000, 10000], samples: [100, 4000] },
     fanout: {
-      watchers: [1, 100, 1000, 5000], transports: ['ws', 'http'] as Transport[], rate: 10, fixedEvents: 50,
+      watchers: [1, 100, 1000, 5000], transports: ['ws', 'http'] as Transport[], rate: 10, fixedEvents: 100,
       maxEvents: (w: number) => Math.min(2000, Math.max(50, Math.round(200_000 / w))), maxWriteMs: 10_000, drainMs: 30_000,
     },
     resume: { total: 10000, behind: [1000, 10000] },
@@ -100,8 +100,8 @@ async function benchBare(): Promise<void> {
   const bare = await BareWs.start();
   try {
     const d = bareFanout(bare);
+    if (only.has('memory')) await step('memory bare', async () => results.memory.push(...(await runMemory([d], S.memory.watchers))));
     if (only.has('fanout')) await fanoutAll(d);
-    if (only.has('memory')) await step('memory bare', async () => results.memory.push(await runMemory(d, S.memory.watchers)));
   } finally {
     await bare.stop();
   }
@@ -112,6 +112,7 @@ async function benchEtcd(): Promise<void> {
   const etcd = await Etcd.start();
   log(`etcd ${etcdVersion()} on ${etcd.endpoint}`);
   try {
+    if (only.has('memory')) await step('memory etcd', async () => results.memory.push(...(await runMemory([etcdFanout(etcd)], S.memory.watchers))));
     const w: Writer = {
       system: 'etcd', variant: 'v3 gRPC (etcd3 client)', pids: () => ({ server: etcd.pid }),
       create: async (ns, name, body) => {
@@ -155,17 +156,44 @@ async function benchEtcd(): Promise<void> {
         }
       });
     }
-    if (only.has('memory')) await step('memory etcd', async () => results.memory.push(await runMemory(etcdFanout(etcd), S.memory.watchers)));
   } finally {
     await etcd.stop();
   }
 }
 
 // ---- edgeplane ----
-async function benchEdgeplane(replicas: boolean): Promise<void> {
+async function withEdgeplane(replicas: boolean, fn: (ep: Edgeplane) => Promise<void>): Promise<void> {
   const ep = await Edgeplane.start({ replicas });
   log(`edgeplane (${ep.label}) on ${ep.gateway.directUrl} (direct) / ${ep.gateway.url} (dual listener), workerd pid ${ep.workerdPid}`);
   try {
+    await fn(ep);
+  } finally {
+    await ep.stop();
+  }
+}
+
+/** Each group on a freshly started gateway: memory, then fan-out, then writes, lists and resume. */
+async function benchEdgeplane(replicas: boolean): Promise<void> {
+  const transports = replicas && smoke ? (['ws'] as Transport[]) : S.fanout.transports;
+  if (only.has('memory') && !(smoke && replicas)) {
+    await step(`memory edgeplane replicas=${replicas}`, () => withEdgeplane(replicas, async (ep) => {
+      results.memory.push(...(await runMemory(transports.map((t) => edgeplaneFanout(ep, t, true)), S.memory.watchers)));
+    }));
+  }
+  if (only.has('fanout')) {
+    await step(`fanout edgeplane replicas=${replicas}`, () => withEdgeplane(replicas, async (ep) => {
+      // The smoke run keeps the replica path from rotting with one WebSocket run.
+      for (const t of transports) await fanoutAll(edgeplaneFanout(ep, t, true), smoke && replicas ? plans().filter((p) => p.mode === 'max') : plans());
+      // W = 0: the store's own cost per write, the baseline of the canonical-load table.
+      await fanoutAll(edgeplaneFanout(ep, 'ws', true), [{ watchers: 0, mode: 'fixed', ratePerSecond: S.fanout.rate, events: S.fanout.fixedEvents, maxWriteMs: 20_000, drainMs: 1000 }]);
+      // The same through the dual HTTP/HTTPS listener (in this Node process), for the path comparison.
+      if (!smoke && !replicas) {
+        for (const t of S.fanout.transports) await fanoutAll(edgeplaneFanout(ep, t, false), plans().filter((p) => p.watchers === 1000 && p.mode === 'max'));
+      }
+    }));
+  }
+  if (!['writes', 'lists', 'resume'].some((x) => only.has(x))) return;
+  await step(`writes/lists/resume edgeplane replicas=${replicas}`, () => withEdgeplane(replicas, async (ep) => {
     const w: Writer = {
       system: 'edgeplane', variant: ep.label, pids: () => ({ server: ep.workerdPid }),
       create: async (ns, name, body) => {
@@ -209,20 +237,13 @@ async function benchEdgeplane(replicas: boolean): Promise<void> {
         });
       }
     }
-    if (only.has('fanout')) {
-      // The smoke run keeps the replica path from rotting with one WebSocket run.
-      const light = smoke && replicas;
-      for (const t of light ? (['ws'] as Transport[]) : S.fanout.transports) {
-        await fanoutAll(edgeplaneFanout(ep, t, true), light ? plans().filter((p) => p.mode === 'max') : plans());
-      }
-      // W = 0: the store's own cost per write, the baseline of the canonical-load table.
-      await fanoutAll(edgeplaneFanout(ep, 'ws', true), [{ watchers: 0, mode: 'fixed', ratePerSecond: S.fanout.rate, events: S.fanout.fixedEvents, maxWriteMs: 20_000, drainMs: 1000 }]);
-    }
     if (only.has('resume')) {
       await step(`resume edgeplane ${ep.label}`, async () => {
         const ns = 'bench-resume';
         await ep.createNamespace(ns);
         // Replicas in steady state: each holds a subscription (one idle watcher each) while the events are written.
+        // One write first, so that even "all of them behind" is a revision > 0 (RV 0 means "any", not "from the start").
+        await ep.direct.send('POST', `/api/v1/namespaces/${ns}/configmaps`, JSON.stringify({ metadata: { name: 'resume-start' } }));
         const head0 = await ep.headRevision(ns, 'configmaps');
         const idle = replicas ? await Promise.all(Array.from({ length: 4 }, (_, j) => ep.openWatcher('ws', true, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${head0}`, j, new Receiver(1)))) : [];
         await pool(S.resume.total, 64, 120_000, async (i) => {
@@ -242,16 +263,16 @@ async function benchEdgeplane(replicas: boolean): Promise<void> {
           }
         }
         for (const r of idle) r.close();
+        await ep.flushClosedStreams(ns);
       });
     }
-    if (only.has('memory') && !(smoke && replicas)) {
-      for (const t of replicas ? (['ws'] as Transport[]) : (['ws', 'http'] as Transport[])) {
-        await step(`memory edgeplane ${t}`, async () => results.memory.push(await runMemory(edgeplaneFanout(ep, t, true), S.memory.watchers)));
-      }
+    // Fan-out again with the Pods of the scenarios above held in the same isolate (a bigger V8 heap).
+    if (only.has('fanout') && only.has('lists') && !smoke && !replicas) {
+      const d = edgeplaneFanout(ep, 'ws', true);
+      d.variant = `${ep.label}, ${S.lists.sizes.reduce((a, b) => a + b, 0).toLocaleString('en-US')}+ pods loaded`;
+      await fanoutAll(d, plans().filter((p) => p.watchers === 1000 && p.mode === 'fixed'));
     }
-  } finally {
-    await ep.stop();
-  }
+  }));
 }
 
 function versions(): Record<string, string> {
@@ -278,7 +299,8 @@ function source(): Record<string, unknown> {
   };
   const commit = git('rev-parse', '--short', 'HEAD') || process.env.BENCH_COMMIT || 'unknown';
   const changed = git('status', '--porcelain', '--untracked-files=no').split('\n').filter(Boolean).length;
-  return { commit, 'changed files': changed };
+  // BENCH_SOURCE: how the tree was made, when the bench runs on a copy (e.g. a snapshot of HEAD).
+  return process.env.BENCH_SOURCE ? { commit, tree: process.env.BENCH_SOURCE } : { commit, 'changed files': changed };
 }
 
 async function main(): Promise<void> {
@@ -290,7 +312,7 @@ async function main(): Promise<void> {
   results.durationSeconds = round((performance.now() - t0) / 1000);
   const disturbed = results.fanout.filter((r) => r.cpu.foreignShare > 0.15);
   if (disturbed.length) {
-    results.notes.push(`Other work on the machine took over 15% of it during ${disturbed.length} fan-out run(s): ${disturbed.map((r) => `${r.system} ${r.variant} ${r.transport} W=${r.watchers} ${r.mode} (${Math.round(r.cpu.foreignShare * 100)}%)`).join('; ')}.`);
+    results.notes.push(`Other work on the machine took over 15% of it during ${disturbed.length} fan-out run(s): ${disturbed.map((r) => `${r.system} ${r.variant} ${r.transport}/${r.path} W=${r.watchers} ${r.mode} (${Math.round(r.cpu.foreignShare * 100)}%)`).join('; ')}.`);
   }
   const dir = join(BENCH, 'results');
   mkdirSync(dir, { recursive: true });

@@ -8,9 +8,9 @@ export interface Series {
   points: { x: number; y: number }[];
 }
 
-const W = 760;
+const W = 840;
 const H = 460;
-const M = { left: 70, right: 230, top: 50, bottom: 60 };
+const M = { left: 70, right: 250, top: 50, bottom: 60 };
 
 function logTicks(min: number, max: number): number[] {
   const out: number[] = [];

@@ -88,6 +88,17 @@ export class Edgeplane {
     return transport === 'ws' ? openWsReceiver(url.replace(/^http/, 'ws'), headers, r, K8S_MARKERS) : openHttpReceiver(url, headers, r, K8S_MARKERS);
   }
 
+  /**
+   * A closed HTTP watch stream is noticed only when a write to it fails (the second event after the
+   * client left): writes a few ConfigMaps nobody watches any more in `namespace`, so the server lets go.
+   */
+  async flushClosedStreams(namespace: string): Promise<void> {
+    for (let k = 0; k < 3; k++) {
+      await this.direct.send('POST', `/api/v1/namespaces/${namespace}/configmaps`, JSON.stringify({ metadata: { name: `flush-${Date.now()}-${k}` } }));
+      await sleep(100);
+    }
+  }
+
   /** /metrics as { "name{labels}": value }. */
   async metrics(): Promise<Map<string, number>> {
     const r = await this.direct.send('GET', '/metrics');
@@ -125,6 +136,7 @@ export function sumMetric(m: Map<string, number>, name: string, resource: string
 export function edgeplaneFanout(ep: Edgeplane, transport: Transport, direct: boolean): FanoutDriver {
   let namespace = '';
   let path = '';
+  let baseline = 0;
   return {
     system: 'edgeplane',
     variant: ep.label,
@@ -134,6 +146,7 @@ export function edgeplaneFanout(ep: Edgeplane, transport: Transport, direct: boo
     async prepare(run) {
       namespace = `bench-${run}`;
       await ep.createNamespace(namespace);
+      baseline = await ep.watchers('core/configmaps');
       const head = await ep.headRevision(namespace, 'configmaps');
       path = `/api/v1/namespaces/${namespace}/configmaps?watch=true&resourceVersion=${head}`;
     },
@@ -155,14 +168,9 @@ export function edgeplaneFanout(ep: Edgeplane, transport: Transport, direct: boo
       };
     },
     async cleanup() {
-      // A closed HTTP stream is noticed only when a write to it fails (the second event after the
-      // client left): write a few events nobody watches any more, so the store lets go of them.
-      for (let k = 0; k < 3 && transport === 'http'; k++) {
-        await ep.direct.send('POST', `/api/v1/namespaces/${namespace}/configmaps`, JSON.stringify({ metadata: { name: `flush-${k}` } }));
-        await sleep(100);
-      }
+      if (transport === 'http') await ep.flushClosedStreams(namespace);
       const end = Date.now() + 20_000;
-      while (Date.now() < end && (await ep.watchers('core/configmaps')) > 0) await sleep(100);
+      while (Date.now() < end && (await ep.watchers('core/configmaps')) > baseline) await sleep(100);
     },
   };
 }
