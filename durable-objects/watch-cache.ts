@@ -14,7 +14,7 @@ import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
 import { WatchHub, type HubStats, type Watcher, type WatchRequest } from '../core/watch-hub';
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
-import { socketSink, streamSink } from './watch-sinks';
+import { socketSink, streamSink, StreamFlusher } from './watch-sinks';
 import { WATCH_HEADERS } from './watch-headers';
 
 /** Tunables from wrangler.toml [vars], shared by the store and its replicas. */
@@ -70,6 +70,7 @@ export class WatchCache {
   revision: number;
   private readonly waiters = new RevisionWaiters();
   private readonly sockets = new Map<WebSocket, Watcher>();
+  private readonly flusher = new StreamFlusher();
   private alarmAt: number | undefined;
 
   constructor(private readonly o: WatchCacheOptions) {
@@ -153,7 +154,7 @@ export class WatchCache {
       }
       if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol));
       let watcher: Watcher | undefined;
-      const { sink, body } = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher));
+      const { sink, body } = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher), this.flusher);
       this.hub.start(req, sink, now).then((w) => {
         watcher = w;
         this.wakeAt(w.nextDue());

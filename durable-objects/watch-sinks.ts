@@ -7,15 +7,57 @@ import type { Sink } from '../core/watch-hub';
 const NEWLINE = new TextEncoder().encode('\n');
 
 /**
+ * Coalesces HTTP stream writes: frames sent to a stream within one turn go out as one chunk at the next
+ * timer turn. workerd's cost is per chunk, not per byte (measured ~35 µs per chunk per stream), so
+ * events from concurrent writes cost one chunk per watcher instead of one each. One per Durable
+ * Object, since a timer may only touch streams of its own object.
+ */
+export class StreamFlusher {
+  private readonly pending = new Set<() => void>();
+  private scheduled = false;
+
+  schedule(flush: () => void): void {
+    this.pending.add(flush);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setTimeout(() => this.run(), 0);
+  }
+
+  private run(): void {
+    this.scheduled = false;
+    const flushes = [...this.pending];
+    this.pending.clear();
+    for (const f of flushes) f();
+  }
+}
+
+/**
  * A chunked HTTP response body with a bounded buffer. Bytes wait in the stream's queue while the client
  * does not read; past `limitBytes` the sink reports overflow and the hub closes the watcher, so one slow
  * client never holds memory or the object's thread.
  */
-export function streamSink(limitBytes: number, onCancel: () => void): { sink: Sink; body: ReadableStream<Uint8Array> } {
+export function streamSink(limitBytes: number, onCancel: () => void, flusher: StreamFlusher): { sink: Sink; body: ReadableStream<Uint8Array> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
   let wake: (() => void)[] = [];
-  const queued = () => -(controller.desiredSize ?? 0);
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const queued = () => -(controller.desiredSize ?? 0) + pendingBytes;
+  const flush = () => {
+    if (closed || pending.length === 0) return;
+    let chunk = pending[0];
+    if (pending.length > 1) {
+      chunk = new Uint8Array(pendingBytes);
+      let offset = 0;
+      for (const p of pending) {
+        chunk.set(p, offset);
+        offset += p.byteLength;
+      }
+    }
+    pending = [];
+    pendingBytes = 0;
+    controller.enqueue(chunk);
+  };
   const body = new ReadableStream<Uint8Array>(
     {
       start(c) {
@@ -37,7 +79,10 @@ export function streamSink(limitBytes: number, onCancel: () => void): { sink: Si
   const sink: Sink = {
     send(frame: Frame): boolean {
       if (closed || queued() > limitBytes) return false;
-      controller.enqueue(frameBytes(frame));
+      const bytes = frameBytes(frame);
+      if (pending.length === 0) flusher.schedule(flush);
+      pending.push(bytes);
+      pendingBytes += bytes.byteLength;
       return true;
     },
     full: () => queued() > limitBytes / 2,
@@ -58,6 +103,7 @@ export function streamSink(limitBytes: number, onCancel: () => void): { sink: Si
     },
     close() {
       if (closed) return;
+      flush();
       closed = true;
       try {
         controller.close();
