@@ -28,6 +28,7 @@ type RbacStore = keyof typeof RBAC_STORES;
 
 // kube-apiserver's defaults are per priority level; these are per user and generous.
 const DEFAULT_QPS = 200;
+const MAX_CACHED_DECISIONS = 50_000;
 const DEFAULT_BURST = 400;
 
 export class Authorizer extends DurableObject<AuthorizerEnv> {
@@ -51,7 +52,8 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
   /** The decision alone, for SelfSubjectAccessReview. */
   async check(name: string, user: UserInfo, attrs: RequestAttributes): Promise<boolean> {
     await this.ensureLoaded(name);
-    if (this.decisionsGeneration !== this.policy.generation) {
+    // Dropped when RBAC changes, and bounded: keys include object names, so they are many.
+    if (this.decisionsGeneration !== this.policy.generation || this.decisions.size >= MAX_CACHED_DECISIONS) {
       this.decisions = new Map();
       this.decisionsGeneration = this.policy.generation;
     }
