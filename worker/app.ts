@@ -3,7 +3,6 @@
 
 import { Hono } from 'hono';
 import { internalError, StatusError, statusResponse, unknownResource } from '../core/status';
-import { parseResourcePath } from '../core/request-info';
 import type { AppEnv } from './env';
 import { authenticate } from './auth';
 import { authorize } from './authz';
@@ -32,9 +31,7 @@ app.route('/', metrics);
 app.route('/', testHooks);
 
 app.all('*', (c) => {
-  const url = new URL(c.req.url);
-  const watch = url.searchParams.get('watch');
-  const info = parseResourcePath(c.req.method, url.pathname, watch === 'true' || watch === '1');
+  const info = c.get('request');
   if (!info) return statusResponse(unknownResource());
   return handleResource(c, info);
 });

@@ -14,6 +14,7 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const url = new URL(c.req.url);
   const watch = url.searchParams.get('watch');
   const info = parseResourcePath(c.req.method, url.pathname, watch === 'true' || watch === '1');
+  c.set('request', info);
   const attrs = info ? resourceAttributes(info) : { verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: url.pathname };
   const shard = authorizerFor(c.env, user);
   const decision = await shard.stub.admit(shard.name, user, attrs);

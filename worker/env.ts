@@ -4,6 +4,7 @@ import type { ResourceStore } from '../durable-objects/resource-store';
 import type { WatchReplica } from '../durable-objects/watch-replica';
 import type { Authorizer } from '../durable-objects/authorizer';
 import type { UserInfo } from '../core/rbac/authorize';
+import type { ResourceRequest } from '../core/request-info';
 
 export interface Bindings {
   STORE: DurableObjectNamespace<ResourceStore>;
@@ -26,5 +27,6 @@ export interface Bindings {
 
 export interface AppEnv {
   Bindings: Bindings;
-  Variables: { user: UserInfo };
+  // Set by authentication and authorization, in that order; `request` is undefined for non-resource paths.
+  Variables: { user: UserInfo; request: ResourceRequest | undefined };
 }
