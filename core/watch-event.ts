@@ -29,6 +29,12 @@ export function frameBytes(f: Frame): Uint8Array {
   return (f.bytes ??= encoder.encode(f.text));
 }
 
+const FRAME_KEYS: Record<EventType, Record<FrameFormat, string>> = {
+  ADDED: { json: 'ADDED/json', table: 'ADDED/table', 'table-headers': 'ADDED/table-headers' },
+  MODIFIED: { json: 'MODIFIED/json', table: 'MODIFIED/table', 'table-headers': 'MODIFIED/table-headers' },
+  DELETED: { json: 'DELETED/json', table: 'DELETED/table', 'table-headers': 'DELETED/table-headers' },
+};
+
 /** Renders a Table frame body for one object; supplied by the layer that knows the type. */
 export type TableRenderer = (objectJson: string, headers: boolean) => string;
 
@@ -38,7 +44,8 @@ export type TableRenderer = (objectJson: string, headers: boolean) => string;
  * revision (apiserver cache_watcher.go convertToWatchEvent).
  */
 export function frameFor(ev: WatchEvent, type: EventType, format: FrameFormat, table?: TableRenderer): Frame {
-  const cacheKey = `${type}/${format}`;
+  // Looked up per watcher: a constant key, so the hot path builds no string.
+  const cacheKey = FRAME_KEYS[type][format];
   const cached = ev.frames?.get(cacheKey);
   if (cached) return cached;
   const objectJson = type === 'DELETED' && ev.type === 'MODIFIED' ? stampRevision(ev.prev!.json, ev.revision) : ev.object.json;
