@@ -153,11 +153,6 @@ export const STORED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((t) =
 
 const byGroupResource = new Map(RESOURCE_TYPES.map((t) => [groupResource(t), t]));
 
-/** `pods`, `deployments.apps`: the group-qualified name Kubernetes uses in messages. */
-export function qualifiedResource(t: Pick<ResourceType, 'group' | 'resource'>): string {
-  return t.group ? `${t.resource}.${t.group}` : t.resource;
-}
-
 /** `core/pods`, `apps/deployments`: the canonical store's Durable Object name. */
 export function groupResource(t: Pick<ResourceType, 'group' | 'resource'>): string {
   return `${t.group || 'core'}/${t.resource}`;

@@ -167,10 +167,6 @@ export function internalError(message: string): Status {
   });
 }
 
-export function timeout(message: string, retryAfterSeconds: number): Status {
-  return failure(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds });
-}
-
 /** 504 for a resourceVersion the store has not reached; apiserver storage/errors.go NewTooLargeResourceVersionError. */
 export function tooLargeResourceVersion(requested: number, current: number, retryAfterSeconds: number): Status {
   return failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {

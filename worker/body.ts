@@ -6,10 +6,6 @@ import { requestEntityTooLarge, StatusError } from '../core/status';
 // apiserver pkg/server/config.go MaxRequestBodyBytes.
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
-export async function readBody(req: Request): Promise<string> {
-  return new TextDecoder().decode(await readBodyBytes(req));
-}
-
 // An oversized body is still read (and dropped) up to this much, so the client, which is still
 // sending, gets to read the 413 instead of a reset connection.
 const DRAIN_LIMIT_BYTES = 2 * MAX_REQUEST_BODY_BYTES;

@@ -2,19 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { planList } from '../../core/list-plan';
 import { parseListOptions } from '../../core/list-options';
 import { encodeContinue } from '../../core/continue-token';
-import { StatusError } from '../../core/status';
+import { statusOf } from './status-of';
 
 const plan = (query: string, compacted = 0) => planList(parseListOptions(new URLSearchParams(query), false), compacted);
 
-function statusOf(fn: () => unknown) {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof StatusError) return e.status;
-    throw e;
-  }
-  throw new Error('expected a Status');
-}
 
 describe('planList (api-concepts resourceVersion table)', () => {
   it.each([

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { executeWrite, type EventType, type WriteRequest, type WriteStore } from '../../core/writes';
 import { lookupGroupResource } from '../../core/registry';
 import type { KubeObject } from '../../core/object-meta';
-import { StatusError } from '../../core/status';
 import { parseSelectors } from '../../core/list-options';
+import { statusOf as failure } from './status-of';
 
 function memoryStore() {
   const objects = new Map<string, KubeObject>();
@@ -37,15 +37,6 @@ function run(store: WriteStore, req: WriteRequest, type = deployments) {
   return executeWrite(store, env(type), req);
 }
 
-function failure(fn: () => unknown) {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof StatusError) return e.status;
-    throw e;
-  }
-  throw new Error('expected a Status error');
-}
 
 const deployment = (extra: Record<string, unknown> = {}) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
