@@ -4,7 +4,7 @@
 // watches and RV "0"/NotOlderThan lists, so watcher count never becomes load on the store.
 
 import { DurableObject } from 'cloudflare:workers';
-import { lookupGroupResource, type ResourceType } from '../core/registry';
+import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
 import { internalError, StatusError, statusResponse } from '../core/status';
 import { parseListOptions, parseSelectors } from '../core/list-options';
 import { planList } from '../core/list-plan';
@@ -186,7 +186,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   }
 
   private store() {
-    return this.env.STORE.get(this.env.STORE.idFromName(`${this.type!.group || 'core'}/${this.type!.resource}`));
+    return this.env.STORE.get(this.env.STORE.idFromName(groupResource(this.type!)));
   }
 
   /**
@@ -203,7 +203,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   }
 
   private async loadAndSubscribe(restoreFrom?: number): Promise<WatchCache> {
-    const gr = `${this.type!.group || 'core'}/${this.type!.resource}`;
+    const gr = groupResource(this.type!);
     const store = this.store();
     const items: { key: string; json: string }[] = [];
     let revision = 0;
@@ -259,7 +259,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   /** Pulls revisions between this replica and the store's newest, one pull at a time. */
   private pullMissing(): void {
     if (this.pulling || !this.cache) return;
-    const gr = `${this.type!.group || 'core'}/${this.type!.resource}`;
+    const gr = groupResource(this.type!);
     this.pulling = (async () => {
       while (this.cache && !this.paused && this.cache.revision < this.storeRevision) {
         const rows = await this.store().changesSince(gr, this.cache.revision);
@@ -283,7 +283,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   }
 
   private async unsubscribe(): Promise<void> {
-    const gr = `${this.type!.group || 'core'}/${this.type!.resource}`;
+    const gr = groupResource(this.type!);
     this.cache = undefined;
     await this.store().unsubscribe(gr, this.name);
   }
