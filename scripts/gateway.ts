@@ -7,12 +7,14 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { bundleWorker, ROOT } from './build';
 import { listenDual, localCertificate } from './dual-listener';
+import { kubeconfigText } from './kubeconfig-file';
 
 export interface GatewayOptions {
   port: number; // 0 picks a free port
   persistDir: string;
-  adminToken: string;
-  vars?: Record<string, string>; // overrides of wrangler.toml [vars]
+  adminToken?: string; // omitted: no ADMIN_TOKEN secret at all
+  vars?: Record<string, string>; // overrides of wrangler.toml [vars], and other secrets
+  scriptPath?: string; // a prebuilt bundle (the deploy build) instead of bundling worker/ now
   maxConnections?: number; // open client connections before new ones get 429
 }
 
@@ -28,7 +30,7 @@ export interface Gateway {
 }
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
-  const scriptPath = await bundleWorker();
+  const scriptPath = opts.scriptPath ?? (await bundleWorker());
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
   const mf = new Miniflare({
     modules: true,
@@ -36,7 +38,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     compatibilityDate: workerOptions.compatibilityDate,
     compatibilityFlags: workerOptions.compatibilityFlags,
     durableObjects: workerOptions.durableObjects,
-    bindings: { ...workerOptions.bindings, ...opts.vars, ADMIN_TOKEN: opts.adminToken },
+    bindings: { ...workerOptions.bindings, ...opts.vars, ...(opts.adminToken ? { ADMIN_TOKEN: opts.adminToken } : {}) },
     durableObjectsPersist: join(opts.persistDir, 'durable-objects'),
     host: '127.0.0.1',
     port: 0,
@@ -57,27 +59,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   };
 }
 
-/** A kubeconfig for kubectl: HTTPS (client-go sends tokens only over TLS) and the admin token. */
+/** A kubeconfig for kubectl: HTTPS (client-go sends tokens only over TLS), the local CA and the token. */
 export function writeKubeconfig(path: string, gateway: Gateway, token: string): void {
-  writeFileSync(path, [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: edgeplane',
-    '  cluster:',
-    `    server: ${gateway.httpsUrl}`,
-    `    certificate-authority-data: ${Buffer.from(gateway.caCert).toString('base64')}`,
-    'users:',
-    '- name: admin',
-    '  user:',
-    `    token: ${token}`,
-    'contexts:',
-    '- name: edgeplane',
-    '  context:',
-    '    cluster: edgeplane',
-    '    user: admin',
-    '    namespace: default',
-    'current-context: edgeplane',
-    '',
-  ].join('\n'), { mode: 0o600 });
+  writeFileSync(path, kubeconfigText({ server: gateway.httpsUrl, caCert: gateway.caCert, token }), { mode: 0o600 });
 }
