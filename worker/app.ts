@@ -10,6 +10,8 @@ import { discovery } from './routes/discovery';
 import { metrics } from './routes/metrics';
 import { testHooks } from './routes/test-hooks';
 import { handleResource } from './handlers/resource';
+import { ui } from './routes/ui';
+import { consoleApi } from './routes/console-api';
 
 export const app = new Hono<AppEnv>();
 
@@ -21,6 +23,9 @@ app.onError((err) => {
 
 app.notFound(() => statusResponse(unknownResource()));
 
+// The console's assets are public (the API calls they make are not): served before authentication.
+app.route('/', ui);
+
 app.use('*', authenticate);
 app.use('*', authorize);
 
@@ -29,6 +34,7 @@ for (const path of ['/healthz', '/livez', '/readyz']) app.get(path, (c) => c.tex
 app.route('/', discovery);
 app.route('/', metrics);
 app.route('/', testHooks);
+app.route('/', consoleApi);
 
 app.all('*', (c) => {
   const info = c.get('request');
