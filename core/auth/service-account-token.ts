@@ -127,10 +127,11 @@ function serviceAccountClaims(payload: JWTPayload): ServiceAccountClaims | undef
   }
   // A node is bound directly (uid required) or recorded for a pod-bound token (uid may be empty).
   if (k.node !== undefined && !isRef(k.node, k.pod === undefined)) return undefined;
-  if ([k.pod, k.secret, k.node].filter((r) => r !== undefined).length > 1 && !(k.pod && k.node && !k.secret)) return undefined;
+  // Bound to one object at most; a pod-bound token's node is information, not a second binding.
+  if ([k.pod, k.secret, k.pod ? undefined : k.node].filter((r) => r !== undefined).length > 1) return undefined;
   const aud = typeof payload.aud === 'string' ? [payload.aud] : payload.aud!;
   return {
-    iss: payload.iss!, sub: payload.sub, aud, iat: payload.iat!, nbf: payload.nbf!, exp: payload.exp!,
+    iss: payload.iss!, sub: payload.sub as string, aud, iat: payload.iat!, nbf: payload.nbf!, exp: payload.exp!,
     jti: typeof payload.jti === 'string' ? payload.jti : '',
     'kubernetes.io': k as unknown as KubernetesClaim,
   };

@@ -98,6 +98,17 @@ describe('TokenRequest expiration', () => {
     expect(capped.exp - capped.iat).toBe(86400);
   });
 
+  it('refuses a body naming another account, and fields of the wrong type', async () => {
+    const res = await http(r, 'POST', `${TOKENS}/robot/token`, { metadata: { name: 'other' }, spec: {} });
+    expect(res.json).toMatchObject({
+      code: 422, message: 'TokenRequest.authentication.k8s.io "robot" is invalid: metadata.name: Invalid value: "other": must match the service account name if specified',
+    });
+    const typed = await requestToken({ expirationSeconds: '3600' });
+    expect(typed.json).toMatchObject({
+      code: 400, message: 'TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal string into Go struct field TokenRequestSpec.spec.expirationSeconds of type int64',
+    });
+  });
+
   it('answers a missing account with 404', async () => {
     const res = await requestToken({}, 'nobody');
     expect(res.json).toMatchObject({ code: 404, reason: 'NotFound', message: 'serviceaccounts "nobody" not found' });

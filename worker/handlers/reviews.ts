@@ -78,25 +78,14 @@ export async function tokenRequest(c: Ctx, info: ResourceRequest, body: string):
   const obj = parse(body);
   const metadata = (obj.metadata ?? {}) as Record<string, unknown>;
   const spec = (obj.spec ?? {}) as Record<string, unknown>;
-  if (metadata.name && metadata.name !== info.name) {
-    throw new StatusError(invalid('authentication.k8s.io', 'TokenRequest', info.name, [{
-      reason: 'FieldValueInvalid', field: 'metadata.name',
-      message: `Invalid value: ${JSON.stringify(metadata.name)}: must match the service account name if specified`,
-    }]));
-  }
-  if (metadata.namespace && metadata.namespace !== info.namespace) {
-    throw new StatusError(invalid('authentication.k8s.io', 'TokenRequest', info.name, [{
-      reason: 'FieldValueInvalid', field: 'metadata.namespace',
-      message: `Invalid value: ${JSON.stringify(metadata.namespace)}: must match the service account namespace if specified`,
-    }]));
-  }
+  mustMatch(metadata.name, info.name, 'metadata.name', 'must match the service account name if specified', info.name);
+  mustMatch(metadata.namespace, info.namespace, 'metadata.namespace', 'must match the service account namespace if specified', info.name);
   const requestedAudiences = stringList(spec.audiences, 'spec.audiences');
   const requestedSeconds = spec.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS;
-  if (!Number.isSafeInteger(requestedSeconds)) throw new StatusError(decodeError('spec.expirationSeconds', requestedSeconds, 'int64'));
-  const boundRef = spec.boundObjectRef ?? null;
-  if (boundRef !== null && (typeof boundRef !== 'object' || Array.isArray(boundRef))) {
-    throw new StatusError(decodeError('spec.boundObjectRef', boundRef, 'v1.BoundObjectReference'));
+  if (typeof requestedSeconds !== 'number' || !Number.isSafeInteger(requestedSeconds)) {
+    throw new StatusError(decodeError('spec.expirationSeconds', requestedSeconds, 'int64'));
   }
+  const boundRef = boundObjectRef(spec.boundObjectRef);
 
   const account = await readObject<{ metadata: { uid: string } }>(c.env, SERVICE_ACCOUNTS, info.namespace, info.name);
   if (!account.ok) throw new StatusError(account.status.code === 404 ? notFound(SERVICE_ACCOUNTS, info.name) : account.status);
@@ -106,16 +95,16 @@ export async function tokenRequest(c: Ctx, info: ResourceRequest, body: string):
 
   // ValidateTokenRequest, reported as NewInvalid(TokenRequest, "", errs): the name is empty upstream.
   const causes = [];
-  if ((requestedSeconds as number) < MIN_TOKEN_EXPIRATION_SECONDS) {
+  if (requestedSeconds < MIN_TOKEN_EXPIRATION_SECONDS) {
     causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: `Invalid value: ${requestedSeconds}: may not specify a duration less than 10 minutes` });
   }
-  if ((requestedSeconds as number) > MAX_TOKEN_EXPIRATION_SECONDS) {
+  if (requestedSeconds > MAX_TOKEN_EXPIRATION_SECONDS) {
     causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: `Invalid value: ${requestedSeconds}: may not specify a duration larger than 2^32 seconds` });
   }
   if (causes.length > 0) throw new StatusError(invalid('authentication.k8s.io', 'TokenRequest', '', causes));
 
-  const bound = boundRef ? await resolveBoundObject(c.env, info.namespace, info.name, boundRef as BoundObjectReference) : {};
-  let seconds = requestedSeconds as number;
+  const bound = boundRef ? await resolveBoundObject(c.env, info.namespace, info.name, boundRef) : {};
+  let seconds = requestedSeconds;
   const headers: Record<string, string> = {};
   if (seconds > settings.maxTokenExpirationSeconds) {
     headers.warning = `299 - "requested expiration of ${seconds} seconds shortened to ${settings.maxTokenExpirationSeconds} seconds"`;
@@ -127,14 +116,34 @@ export async function tokenRequest(c: Ctx, info: ResourceRequest, body: string):
     aud: audiences, iat: now, nbf: now, exp: now + seconds, jti: crypto.randomUUID(),
     'kubernetes.io': { namespace: info.namespace, serviceaccount: { name: info.name, uid: account.value.metadata.uid }, ...bound },
   }, await signingKey(c.env));
-  const outSpec: Record<string, unknown> = { audiences, expirationSeconds: seconds };
-  if (boundRef) outSpec.boundObjectRef = boundRef;
   return c.json({
     kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
     metadata: { name: info.name, namespace: info.namespace, creationTimestamp: timestamp(nowMs) },
-    spec: outSpec,
+    spec: boundRef ? { audiences, expirationSeconds: seconds, boundObjectRef: boundRef } : { audiences, expirationSeconds: seconds },
     status: { token, expirationTimestamp: timestamp((now + seconds) * 1000) },
   }, 201, headers);
+}
+
+// A name or namespace in the body must be the URL's (token.go), else 422 on the account's name.
+function mustMatch(given: unknown, expected: string, field: string, detail: string, name: string): void {
+  if (given === undefined || given === null || given === '' || given === expected) return;
+  throw new StatusError(invalid('authentication.k8s.io', 'TokenRequest', name, [{
+    reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(given)}: ${detail}`,
+  }]));
+}
+
+/** spec.boundObjectRef with the fields BoundObjectReference has (the rest dropped, as decoding does). */
+function boundObjectRef(v: unknown): BoundObjectReference | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw new StatusError(decodeError('spec.boundObjectRef', v, 'v1.BoundObjectReference'));
+  const ref: BoundObjectReference = {};
+  for (const key of ['kind', 'apiVersion', 'name', 'uid'] as const) {
+    const value = (v as Record<string, unknown>)[key];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string') throw new StatusError(decodeError(`spec.boundObjectRef.${key}`, value, key === 'uid' ? 'types.UID' : 'string', 'BoundObjectReference'));
+    ref[key] = value;
+  }
+  return ref;
 }
 
 function stringList(v: unknown, field: string): string[] {
@@ -145,7 +154,7 @@ function stringList(v: unknown, field: string): string[] {
 }
 
 // The 400 for a spec field of the wrong JSON type: the decoder's UnmarshalTypeError behind kube's prefix.
-function decodeError(field: string, value: unknown, goType: string): Status {
+function decodeError(field: string, value: unknown, goType: string, goStruct = 'TokenRequestSpec'): Status {
   const jsonType = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value;
-  return badRequest(`TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal ${jsonType} into Go struct field TokenRequestSpec.${field} of type ${goType}`);
+  return badRequest(`TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal ${jsonType} into Go struct field ${goStruct}.${field} of type ${goType}`);
 }
