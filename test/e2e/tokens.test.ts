@@ -150,6 +150,20 @@ describe('bound tokens', () => {
     expect(await whoami(token)).toBe(401);
   });
 
+  it('a node-bound token dies with the node; a pod-bound token records the pod\'s node', async () => {
+    const node = await create('/api/v1/nodes', { metadata: { name: 'worker-1' } });
+    const { token } = await issued({ boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'worker-1', uid: node.metadata.uid } });
+    expect(claimsOf(token)['kubernetes.io'].node).toEqual({ name: 'worker-1', uid: node.metadata.uid });
+    const scheduled = await create(`/api/v1/namespaces/${NS}/pods`, { ...pod('scheduled', 'robot'), spec: { ...pod('scheduled', 'robot').spec, nodeName: 'worker-1' } });
+    const podBound = await issued({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'scheduled' } });
+    expect(claimsOf(podBound.token)['kubernetes.io']).toMatchObject({ pod: { name: 'scheduled', uid: scheduled.metadata.uid }, node: { name: 'worker-1', uid: node.metadata.uid } });
+    expect(await whoami(token)).toBe(`system:serviceaccount:${NS}:robot`);
+    await http(r, 'DELETE', '/api/v1/nodes/worker-1');
+    expect(await whoami(token)).toBe(401);
+    // The pod's node is information only (claims.go validates it only for a token bound to the node).
+    expect(await whoami(podBound.token)).toBe(`system:serviceaccount:${NS}:robot`);
+  });
+
   it('refuses a missing object, a stale uid, a pod of another account and an unsupported kind as kube does', async () => {
     const missing = await requestToken({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'ghost' } });
     expect(missing.json).toEqual({
