@@ -12,7 +12,7 @@ import { parseStaticTokens } from '../core/auth/static-tokens';
 import { serviceAccountUsername, verifyServiceAccountToken } from '../core/auth/service-account-token';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { AppEnv, Bindings } from './env';
-import { ANONYMOUS_PATHS, authSettings, signingKey } from './settings';
+import { ANONYMOUS_PATHS, authSettings, signingKey, type AuthSettings } from './settings';
 import { stillBound } from './service-account-bindings';
 
 // Browsers cannot set headers on a WebSocket, so the token may come as a subprotocol instead
@@ -40,27 +40,25 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 async function authenticateRequest(env: Bindings, req: Request): Promise<UserInfo | undefined> {
-  const credential = requestCredential(req.headers);
-  if (credential.kind === 'token') return userFor(env, credential.token);
-  if (credential.kind === 'invalid') return undefined;
   const settings = authSettings(env);
+  const credential = requestCredential(req.headers);
+  if (credential.kind === 'token') return userFor(env, settings, credential.token);
+  if (credential.kind === 'invalid') return undefined;
   return settings.anonymousAuth || ANONYMOUS_PATHS.has(new URL(req.url).pathname) ? ANONYMOUS : undefined;
 }
 
-async function userFor(env: Bindings, token: string): Promise<UserInfo | undefined> {
-  const settings = authSettings(env);
+async function userFor(env: Bindings, settings: AuthSettings, token: string): Promise<UserInfo | undefined> {
   if (settings.adminToken && (await sameSecret(token, settings.adminToken))) {
     return { username: 'admin', uid: 'admin', groups: ['system:masters', AUTHENTICATED] };
   }
   const fixed = staticTokens(settings.staticTokens).get(token);
   if (fixed) return { ...fixed, groups: [...fixed.groups, AUTHENTICATED] };
-  if (token.split('.').length === 3) return serviceAccountUser(env, token);
+  if (token.split('.').length === 3) return serviceAccountUser(env, settings, token);
   return undefined;
 }
 
 /** A ServiceAccount token: ours, for the API's audience, in its lifetime, its account and bound object unchanged. */
-async function serviceAccountUser(env: Bindings, token: string): Promise<UserInfo | undefined> {
-  const settings = authSettings(env);
+async function serviceAccountUser(env: Bindings, settings: AuthSettings, token: string): Promise<UserInfo | undefined> {
   const nowSeconds = Math.floor(Date.now() / 1000);
   const verified = await verifyServiceAccountToken(token, await signingKey(env), {
     issuer: settings.issuer, audiences: settings.apiAudiences, nowSeconds,
