@@ -12,11 +12,18 @@ import { kubeconfigText } from './kubeconfig-file';
 export interface GatewayOptions {
   port: number; // 0 picks a free port
   persistDir: string;
-  adminToken?: string; // omitted: no ADMIN_TOKEN secret at all
-  vars?: Record<string, string>; // overrides of wrangler.toml [vars], and other secrets
+  // Secrets, only from here (see SECRETS): the admin token, and the ServiceAccount signing key (derived
+  // from the admin token when omitted; with neither, the Worker answers every request 503).
+  adminToken?: string;
+  serviceAccountSigningKey?: string;
+  vars?: Record<string, string>; // overrides of wrangler.toml [vars]
   scriptPath?: string; // a prebuilt bundle (the deploy build) instead of bundling worker/ now
   maxConnections?: number; // open client connections before new ones get 429
 }
+
+// wrangler also reads .dev.vars; dropping its secrets keeps a test or benchmark gateway from serving with a
+// developer's tokens, and lets a caller start one with no secrets at all.
+const SECRETS = ['ADMIN_TOKEN', 'SERVICE_ACCOUNT_SIGNING_KEY'];
 
 // Under the 20,000 descriptors a process may hold here: two per proxied connection in this process.
 const DEFAULT_MAX_CONNECTIONS = 9000;
@@ -32,13 +39,18 @@ export interface Gateway {
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const scriptPath = opts.scriptPath ?? (await bundleWorker());
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
+  const bindings: Record<string, unknown> = { ...workerOptions.bindings };
+  for (const name of SECRETS) delete bindings[name];
+  Object.assign(bindings, opts.vars);
+  if (opts.adminToken) bindings.ADMIN_TOKEN = opts.adminToken;
+  if (opts.serviceAccountSigningKey) bindings.SERVICE_ACCOUNT_SIGNING_KEY = opts.serviceAccountSigningKey;
   const mf = new Miniflare({
     modules: true,
     scriptPath,
     compatibilityDate: workerOptions.compatibilityDate,
     compatibilityFlags: workerOptions.compatibilityFlags,
     durableObjects: workerOptions.durableObjects,
-    bindings: { ...workerOptions.bindings, ...opts.vars, ...(opts.adminToken ? { ADMIN_TOKEN: opts.adminToken } : {}) },
+    bindings: bindings as typeof workerOptions.bindings,
     durableObjectsPersist: join(opts.persistDir, 'durable-objects'),
     host: '127.0.0.1',
     port: 0,
