@@ -92,12 +92,23 @@ export function referencedDefinitions(roots: Iterable<string>): string[] {
 
 export type SchemaStyle = 'v2' | 'v3';
 
+/**
+ * Types whose Go OpenAPIV3OneOfTypes() makes their v3 schema a oneOf where swagger 2.0 has a plain string
+ * (kube-openapi common.OpenAPIV3OneOfTypes). `kubectl explain` then names them (`map[string]Quantity`), not `string`.
+ */
+const V3_ONE_OF: Record<string, Schema> = {
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+};
+
 const REF_PREFIX: Record<SchemaStyle, string> = { v2: '#/definitions/', v3: '#/components/schemas/' };
 
 /** A definition with its descriptions, `$ref`s absolute, in the given document style. Fresh object each call. */
 export function publishedSchema(name: string, style: SchemaStyle): Schema {
   const source = DEFINITIONS[name];
   if (!source) throw new Error(`no OpenAPI definition ${name}`);
+  const oneOf = style === 'v3' ? V3_ONE_OF[name] : undefined;
+  if (oneOf) return sortKeys({ description: DESCRIPTIONS[name], ...oneOf });
   return expand(source, name, style, true);
 }
 
