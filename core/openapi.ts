@@ -1,5 +1,5 @@
-// Core: /openapi/v3 (index and per-group-version documents) and a stub /openapi/v2, built from the registry, so
-// that kubectl's default --validate=strict leaves validation to the server and sends ?fieldValidation=Strict.
+// Core: /openapi/v3 (index and per-group-version documents), built from the registry's paths and the real
+// Kubernetes schemas (core/openapi-schemas.ts over core/schema/*.generated.json). /openapi/v2 is core/openapi-v2.ts.
 //
 // What kubectl 1.32 reads from these documents (sources read at the 1.32-era trees):
 // - Validation: cli-runtime pkg/resource/query_param_verifier_v3.go, queryParamVerifierV3.HasSupport →
@@ -10,23 +10,27 @@
 //   client-side (kubectl pkg/validation ParamVerifyingSchema) and sends ?fieldValidation=Strict.
 // - Client-side apply patches: kubectl pkg/cmd/apply/patcher.go, Patcher.patchSimple tries, in order,
 //   (1) OpenAPI v3: gvkSupportsPatchOpenAPIV3 (PATCH op for the GVK whose requestBody lists
-//   application/strategic-merge-patch+json) then buildStrategicMergePatchFromOpenAPIV3, which looks for a
-//   components.schemas entry whose `x-kubernetes-group-version-kind` (an ARRAY) matches and builds the strategic
-//   merge patch from that schema's x-kubernetes-patch-merge-key/-strategy; it returns (nil, nil) when no schema
-//   matches, and errors (printed as "warning: error calculating patch from openapi v3 spec") when components is
-//   absent; (2) OpenAPI v2 (GET /openapi/v2, protobuf; an error is silently skipped); (3) compiled-in Go types
-//   (strategicpatch.NewPatchMetaFromStruct); (4) JSON merge patch for kinds kubectl does not know.
-//   We cannot serve complete schemas with patch metadata, and a partial schema would make step (1) compute wrong
-//   patches or fail on unknown fields. So component schemas here deliberately carry NO group-version-kind, and
-//   `components` is always present: step (1) yields nothing, step (2) finds no PATCH consumes for the kind in our
-//   empty v2 document (or gets a 404), and kubectl uses its compiled-in types, exactly as against a real cluster's
-//   built-ins. Verified with kubectl 1.32: `apply` sends application/strategic-merge-patch+json and prints no
-//   warning. Cost: one GET /openapi/v2 per `kubectl apply` run that patches.
-// - `kubectl explain` looks schemas up by that same component extension, so it is not supported.
-// - `kind: List` manifests skip the v3 check (HasSupport answers "unsupported" for v1 List) and go straight to
-//   client-side validation against /openapi/v2, requested as protobuf only; without it kubectl fails with
-//   "error validating data". An empty v2 document suffices: kubectl pkg/validation SchemaValidation skips kinds it
-//   cannot find (LookupResource == nil), and the items are still sent with ?fieldValidation=Strict.
+//   application/strategic-merge-patch+json) then buildStrategicMergePatchFromOpenAPIV3, which takes the
+//   components.schemas entry whose `x-kubernetes-group-version-kind` (an ARRAY) matches and computes the three-way
+//   strategic merge patch from it (apimachinery strategicpatch PatchMetaFromOpenAPIV3: follows `allOf[0]` and
+//   `#/components/schemas/` refs, reads x-kubernetes-patch-merge-key/-strategy, and fails with "unable to find api
+//   field" on a key the schema lacks, printed as "warning: error calculating patch from openapi v3 spec");
+//   (2) OpenAPI v2 (GET /openapi/v2, protobuf), only when (1) found no schema; (3) compiled-in Go types;
+//   (4) JSON merge patch. The kind schemas now carry their GVK and the complete upstream definitions with their
+//   patch metadata, so step (1) computes the patch, exactly as against kube-apiserver (verified in
+//   test/e2e/openapi.test.ts: no /openapi/v2 request and no warning). Kinds without generated data (none today)
+//   get an opaque component WITHOUT a GVK, so kubectl skips (1) for them instead of failing on a fieldless schema.
+// - `kubectl explain` (v3 by default) finds the kind schema by the same extension and renders descriptions and
+//   types from the components, following `allOf`/`$ref` (kubectl pkg/explain/v2 templates). Hence descriptions
+//   are restored from descriptions.generated.json, and Quantity/IntOrString are oneOf types as kube publishes them.
+// - `kind: List` manifests skip the v3 check (HasSupport answers "unsupported" for v1 List) and are validated
+//   client-side against /openapi/v2 (protobuf): each item whose GVK the definitions list is checked for unknown
+//   fields and types, with kube's error text; see core/openapi-v2.ts.
+//
+// Shape: kube-apiserver's v3 (kube-openapi builder3): `$ref`s under #/components/schemas/, a `$ref` with siblings
+// wrapped as `allOf: [{$ref}]`, components limited to what the group-version's paths reference, transitively.
+// Cost: each document is built on its first request (or the index's) and kept for the isolate's lifetime, with
+// its JSON text; resource requests never build or read any of it.
 
 import { apiVersionOf, typesInGroupVersion, type ResourceType } from './registry';
 import { servedGroupVersions, SERVER_VERSION } from './discovery';
