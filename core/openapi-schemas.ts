@@ -103,13 +103,22 @@ const V3_ONE_OF: Record<string, Schema> = {
 
 const REF_PREFIX: Record<SchemaStyle, string> = { v2: '#/definitions/', v3: '#/components/schemas/' };
 
-/** A definition with its descriptions, `$ref`s absolute, in the given document style. Fresh object each call. */
+const published: Record<SchemaStyle, Map<string, Schema>> = { v2: new Map(), v3: new Map() };
+
+/**
+ * A definition with its descriptions, `$ref`s absolute, in the given document style. Built once per isolate and
+ * shared by every document that includes it (the v3 documents overlap heavily: ObjectMeta, PodSpec, ...), so callers
+ * must not mutate it. Bounded: at most two entries per generated definition.
+ */
 export function publishedSchema(name: string, style: SchemaStyle): Schema {
+  let schema = published[style].get(name);
+  if (schema) return schema;
   const source = DEFINITIONS[name];
   if (!source) throw new Error(`no OpenAPI definition ${name}`);
   const oneOf = style === 'v3' ? V3_ONE_OF[name] : undefined;
-  if (oneOf) return sortKeys({ description: DESCRIPTIONS[name], ...oneOf });
-  return expand(source, name, style, true);
+  schema = oneOf ? sortKeys({ description: DESCRIPTIONS[name], ...oneOf }) : expand(source, name, style, true);
+  published[style].set(name, schema);
+  return schema;
 }
 
 /**
