@@ -1,4 +1,4 @@
-// Front door: discovery (/version, /api, /apis, /api/v1, /apis/<group>/<version>) and OpenAPI v3,
+// Front door: discovery (/version, /api, /apis, /api/v1, /apis/<group>/<version>) and OpenAPI v3 and v2,
 // all built from the resource registry.
 
 import { Hono } from 'hono';
