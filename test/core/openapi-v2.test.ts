@@ -117,6 +117,11 @@ describe('openApiV2Document', () => {
     expect(openApiV2Json()).not.toContain('"allOf"');
   });
 
+  it('keeps swagger\'s plain string types for Quantity and IntOrString', () => {
+    expect(doc.definitions['io.k8s.apimachinery.pkg.api.resource.Quantity']).toMatchObject({ type: 'string' });
+    expect(doc.definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString']).toMatchObject({ type: 'string', format: 'int-or-string' });
+  });
+
   it('has the union of the v3 documents\' components', () => {
     for (const [group, version] of [['', 'v1'], ['apps', 'v1'], ['coordination.k8s.io', 'v1']] as const) {
       for (const name of Object.keys(openApiV3Document(group, version)!.components.schemas)) expect(doc.definitions).toHaveProperty([name]);

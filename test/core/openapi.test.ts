@@ -188,6 +188,19 @@ describe('openApiV3Document component schemas', () => {
     expect(names.filter((n) => !referenced.has(n))).toEqual([]);
   });
 
+  // kube-openapi OpenAPIV3OneOfTypes: what makes `kubectl explain` print map[string]Quantity and <IntOrString>.
+  it('publishes Quantity and IntOrString as oneOf types, as kube v3 does', () => {
+    expect(schemas['io.k8s.apimachinery.pkg.api.resource.Quantity']).toEqual({
+      description: expect.stringMatching(/^Quantity is a fixed-point representation of a number/),
+      oneOf: [{ type: 'string' }, { type: 'number' }],
+    });
+    expect(schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString']).toEqual({
+      description: expect.stringMatching(/^IntOrString is a type that can hold an int32 or a string/),
+      format: 'int-or-string',
+      oneOf: [{ type: 'integer' }, { type: 'string' }],
+    });
+  });
+
   it('returns the same object on every call (built once per isolate)', () => {
     expect(openApiV3Document('', 'v1')).toBe(core);
   });
