@@ -1,5 +1,5 @@
-// Core: /openapi/v3 (index and per-group-version documents) and a stub /openapi/v2, built from the registry, so
-// that kubectl's default --validate=strict leaves validation to the server and sends ?fieldValidation=Strict.
+// Core: /openapi/v3 (index and per-group-version documents), built from the registry's paths and the real
+// Kubernetes schemas (core/openapi-schemas.ts over core/schema/*.generated.json). /openapi/v2 is core/openapi-v2.ts.
 //
 // What kubectl 1.32 reads from these documents (sources read at the 1.32-era trees):
 // - Validation: cli-runtime pkg/resource/query_param_verifier_v3.go, queryParamVerifierV3.HasSupport →
@@ -10,26 +10,31 @@
 //   client-side (kubectl pkg/validation ParamVerifyingSchema) and sends ?fieldValidation=Strict.
 // - Client-side apply patches: kubectl pkg/cmd/apply/patcher.go, Patcher.patchSimple tries, in order,
 //   (1) OpenAPI v3: gvkSupportsPatchOpenAPIV3 (PATCH op for the GVK whose requestBody lists
-//   application/strategic-merge-patch+json) then buildStrategicMergePatchFromOpenAPIV3, which looks for a
-//   components.schemas entry whose `x-kubernetes-group-version-kind` (an ARRAY) matches and builds the strategic
-//   merge patch from that schema's x-kubernetes-patch-merge-key/-strategy; it returns (nil, nil) when no schema
-//   matches, and errors (printed as "warning: error calculating patch from openapi v3 spec") when components is
-//   absent; (2) OpenAPI v2 (GET /openapi/v2, protobuf; an error is silently skipped); (3) compiled-in Go types
-//   (strategicpatch.NewPatchMetaFromStruct); (4) JSON merge patch for kinds kubectl does not know.
-//   We cannot serve complete schemas with patch metadata, and a partial schema would make step (1) compute wrong
-//   patches or fail on unknown fields. So component schemas here deliberately carry NO group-version-kind, and
-//   `components` is always present: step (1) yields nothing, step (2) finds no PATCH consumes for the kind in our
-//   empty v2 document (or gets a 404), and kubectl uses its compiled-in types, exactly as against a real cluster's
-//   built-ins. Verified with kubectl 1.32: `apply` sends application/strategic-merge-patch+json and prints no
-//   warning. Cost: one GET /openapi/v2 per `kubectl apply` run that patches.
-// - `kubectl explain` looks schemas up by that same component extension, so it is not supported.
-// - `kind: List` manifests skip the v3 check (HasSupport answers "unsupported" for v1 List) and go straight to
-//   client-side validation against /openapi/v2, requested as protobuf only; without it kubectl fails with
-//   "error validating data". An empty v2 document suffices: kubectl pkg/validation SchemaValidation skips kinds it
-//   cannot find (LookupResource == nil), and the items are still sent with ?fieldValidation=Strict.
+//   application/strategic-merge-patch+json) then buildStrategicMergePatchFromOpenAPIV3, which takes the
+//   components.schemas entry whose `x-kubernetes-group-version-kind` (an ARRAY) matches and computes the three-way
+//   strategic merge patch from it (apimachinery strategicpatch PatchMetaFromOpenAPIV3: follows `allOf[0]` and
+//   `#/components/schemas/` refs, reads x-kubernetes-patch-merge-key/-strategy, and fails with "unable to find api
+//   field" on a key the schema lacks, printed as "warning: error calculating patch from openapi v3 spec");
+//   (2) OpenAPI v2 (GET /openapi/v2, protobuf), only when (1) found no schema; (3) compiled-in Go types;
+//   (4) JSON merge patch. The kind schemas now carry their GVK and the complete upstream definitions with their
+//   patch metadata, so step (1) computes the patch, exactly as against kube-apiserver (verified in
+//   test/e2e/openapi.test.ts: no /openapi/v2 request and no warning). Kinds without generated data (none today)
+//   get an opaque component WITHOUT a GVK, so kubectl skips (1) for them instead of failing on a fieldless schema.
+// - `kubectl explain` (v3 by default) finds the kind schema by the same extension and renders descriptions and
+//   types from the components, following `allOf`/`$ref` (kubectl pkg/explain/v2 templates). Hence descriptions
+//   are restored from descriptions.generated.json, and Quantity/IntOrString are oneOf types as kube publishes them.
+// - `kind: List` manifests skip the v3 check (HasSupport answers "unsupported" for v1 List) and are validated
+//   client-side against /openapi/v2 (protobuf): each item whose GVK the definitions list is checked for unknown
+//   fields and types, with kube's error text; see core/openapi-v2.ts.
+//
+// Shape: kube-apiserver's v3 (kube-openapi builder3): `$ref`s under #/components/schemas/, a `$ref` with siblings
+// wrapped as `allOf: [{$ref}]`, components limited to what the group-version's paths reference, transitively.
+// Cost: each document is built on its first request (or the index's) and kept for the isolate's lifetime, with
+// its JSON text; resource requests never build or read any of it.
 
 import { apiVersionOf, typesInGroupVersion, type ResourceType } from './registry';
 import { servedGroupVersions, SERVER_VERSION } from './discovery';
+import { definitionFor, publishedSchema, referencedDefinitions, type Schema } from './openapi-schemas';
 
 export interface OpenApiV3Index {
   paths: Record<string, { serverRelativeURL: string }>;
@@ -41,7 +46,14 @@ export interface OpenApiV3Document {
   openapi: '3.0.0';
   info: { title: string; version: string };
   paths: Record<string, Json>;
-  components: { schemas: Record<string, Json> };
+  components: { schemas: Record<string, Schema> };
+}
+
+/** A built document with its serialization and content hash, kept for the isolate's lifetime. */
+export interface PublishedV3Document {
+  doc: OpenApiV3Document;
+  json: string;
+  hash: string;
 }
 
 // The patch types kube-apiserver accepts for built-in resources (apiserver pkg/endpoints/installer.go).
@@ -53,6 +65,7 @@ const PATCH_CONTENT_TYPES = [
 ];
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+const SCALE = 'io.k8s.api.autoscaling.v1.Scale';
 
 /** `api/v1`, `apis/apps/v1`: the index key client-go maps a GroupVersion to (client-go openapi3 gvToAPIPath). */
 function gvPath(group: string, version: string): string {
@@ -62,53 +75,62 @@ function gvPath(group: string, version: string): string {
 let index: OpenApiV3Index | undefined;
 
 /**
- * GET /openapi/v3. The hash only keys client caches; it changes whenever a document does. Built once per isolate:
- * the registry is static and hashing every document per request would cost a few milliseconds each time.
+ * GET /openapi/v3. The hash keys client caches (kubectl stores documents by URL); it is the content hash of the
+ * document, so it changes whenever the document does. Built once per isolate, which builds every document (a
+ * one-off cost of tens of milliseconds, ~1.3 MB of JSON); resource requests never touch any of this.
  */
 export function openApiV3Index(): OpenApiV3Index {
   if (index) return index;
   const paths: OpenApiV3Index['paths'] = {};
   for (const { group, version } of servedGroupVersions()) {
-    const doc = openApiV3Document(group, version)!;
     const path = gvPath(group, version);
-    paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${contentHash(JSON.stringify(doc))}` };
+    paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${publishedV3Document(group, version)!.hash}` };
   }
   return (index = { paths });
 }
 
-/** Content-Type for openApiV2Protobuf(). Not the `…spec.v2@v1.0+protobuf` Accept value: Go's mime parser rejects '@'. */
-export const OPENAPI_V2_PROTOBUF_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
-
-/** GET /openapi/v2: gnostic openapi_v2.Document{swagger: "2.0"} in protobuf (field 1, length-delimited). */
-export function openApiV2Protobuf(): Uint8Array {
-  return new Uint8Array([0x0a, 0x03, 0x32, 0x2e, 0x30]);
-}
-
-const documents = new Map<string, OpenApiV3Document>();
+const documents = new Map<string, PublishedV3Document>();
 
 /** GET /openapi/v3/api/v1 and /openapi/v3/apis/<g>/<v>; undefined when the group/version is not served. */
 export function openApiV3Document(group: string, version: string): OpenApiV3Document | undefined {
+  return publishedV3Document(group, version)?.doc;
+}
+
+/** The document, its JSON text and hash; built on first use for this group/version only. */
+export function publishedV3Document(group: string, version: string): PublishedV3Document | undefined {
   const key = apiVersionOf({ group, version });
   const cached = documents.get(key);
   if (cached) return cached;
   const types = typesInGroupVersion(group, version);
   if (!types.length) return undefined;
+  const paths: Record<string, Json> = Object.assign({}, ...types.map(pathsFor));
   const doc: OpenApiV3Document = {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
-    paths: Object.assign({}, ...types.map(pathsFor)),
-    components: { schemas: Object.assign(sharedSchemas(types), ...types.map(kindSchemas)) },
+    paths,
+    components: { schemas: componentSchemas(paths) },
   };
-  documents.set(key, doc);
-  return doc;
+  const json = JSON.stringify(doc);
+  const published = { doc, json, hash: contentHash(json) };
+  documents.set(key, published);
+  return published;
 }
 
-/** FNV-1a 64 over UTF-16 code units, upper-case hex: stable across isolates without node:crypto. */
-function contentHash(text: string): string {
-  const prime = 0x100000001b3n;
-  let h = 0xcbf29ce484222325n;
-  for (let i = 0; i < text.length; i++) h = BigInt.asUintN(64, (h ^ BigInt(text.charCodeAt(i))) * prime);
-  return h.toString(16).toUpperCase().padStart(16, '0');
+/**
+ * FNV-1a 64 over UTF-16 code units, upper-case hex: stable across isolates without node:crypto. The 64-bit product
+ * by the FNV prime (2^40 + 0x1b3) is done on two 32-bit halves: a BigInt per character would cost ~100 ms on a
+ * half-megabyte document.
+ */
+export function contentHash(text: string): string {
+  let hi = 0xcbf29ce4;
+  let lo = 0x84222325;
+  for (let i = 0; i < text.length; i++) {
+    lo ^= text.charCodeAt(i);
+    const low = (lo >>> 0) * 0x1b3; // < 2^41: exact in a double
+    hi = (Math.imul(hi, 0x1b3) + Math.floor(low / 0x1_0000_0000) + (lo << 8)) >>> 0;
+    lo = low >>> 0;
+  }
+  return (hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0')).toUpperCase();
 }
 
 // ---- naming, as kube-openapi names things ----
@@ -116,6 +138,11 @@ function contentHash(text: string): string {
 /** `io.k8s.api.core.v1`, `io.k8s.api.discovery.v1`: the Go package of a built-in group. */
 function schemaPackage(t: Pick<ResourceType, 'group' | 'version'>): string {
   return `io.k8s.api.${t.group ? t.group.split('.')[0] : 'core'}.${t.version}`;
+}
+
+/** The component a kind is published as: its definition, or `<package>.<Kind>` for kinds without one (opaque). */
+function schemaName(t: ResourceType, kind = t.kind): string {
+  return definitionFor({ group: t.group, version: t.version, kind }) ?? `${schemaPackage(t)}.${kind}`;
 }
 
 function pascal(s: string): string {
@@ -219,6 +246,11 @@ function patchBody(): Json {
   return { content, required: true };
 }
 
+/** DELETE takes optional DeleteOptions, as kube declares it (not required). */
+function deleteBody(): Json {
+  return { content: { '*/*': { schema: ref(`${META}.DeleteOptions`) } } };
+}
+
 function objectBody(schema: string): Json {
   return { content: { '*/*': { schema: ref(schema) } }, required: true };
 }
@@ -257,7 +289,7 @@ function scopeParams(t: ResourceType, withName: boolean): Json[] {
 
 function pathsFor(t: ResourceType): Record<string, Json> {
   const gvk = { group: t.group, version: t.version, kind: t.kind };
-  const schema = `${schemaPackage(t)}.${t.kind}`;
+  const schema = schemaName(t);
   const can = (verb: string) => t.verbs.includes(verb);
   const { collection, item } = basePaths(t);
   const out: Record<string, Json> = {};
@@ -266,7 +298,7 @@ function pathsFor(t: ResourceType): Record<string, Json> {
   if (can('list')) {
     coll.get = operation(t, {
       verb: 'list', action: 'list', description: `list or watch objects of kind ${t.kind}`,
-      parameters: LIST_PARAMS, schema: `${schema}List`, codes: ['200'],
+      parameters: LIST_PARAMS, schema: schemaName(t, `${t.kind}List`), codes: ['200'],
     }, gvk);
   }
   if (can('create')) {
@@ -279,7 +311,7 @@ function pathsFor(t: ResourceType): Record<string, Json> {
   if (can('deletecollection')) {
     coll.delete = operation(t, {
       verb: 'deletecollection', action: 'deletecollection', description: `delete collection of ${t.kind}`,
-      parameters: [...DELETE_PARAMS, ...LIST_PARAMS], schema: `${META}.Status`, codes: ['200'],
+      parameters: [...DELETE_PARAMS, ...LIST_PARAMS], body: deleteBody(), schema: `${META}.Status`, codes: ['200'],
     }, gvk);
   }
   out[collection] = coll;
@@ -291,7 +323,7 @@ function pathsFor(t: ResourceType): Record<string, Json> {
   if (can('delete')) {
     one.delete = operation(t, {
       verb: 'delete', action: 'delete', description: `delete a ${t.kind}`,
-      parameters: DELETE_PARAMS, schema: `${META}.Status`, codes: ['200', '202'],
+      parameters: DELETE_PARAMS, body: deleteBody(), schema: `${META}.Status`, codes: ['200', '202'],
     }, gvk);
   }
   out[item] = one;
@@ -299,7 +331,7 @@ function pathsFor(t: ResourceType): Record<string, Json> {
   // serviceaccounts/token is create-only and typed TokenRequest; kubectl never validates against it.
   for (const sub of t.subresources.filter((x) => x !== 'token')) {
     // /scale is typed autoscaling/v1 Scale, and kube tags its operations with that GVK, not the parent's.
-    const subSchema = sub === 'scale' ? 'io.k8s.api.autoscaling.v1.Scale' : schema;
+    const subSchema = sub === 'scale' ? SCALE : schema;
     const subGvk = sub === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : gvk;
     const what = `${sub} of the specified ${t.kind}`;
     const suffix = pascal(sub);
@@ -313,27 +345,23 @@ function pathsFor(t: ResourceType): Record<string, Json> {
   return out;
 }
 
-// ---- component schemas: opaque objects, deliberately without x-kubernetes-group-version-kind (see header) ----
 
-function opaque(description: string): Json {
-  return { description, type: 'object' };
-}
+// ---- component schemas ----
 
-function kindSchemas(t: ResourceType): Record<string, Json> {
-  const name = `${schemaPackage(t)}.${t.kind}`;
-  return {
-    [name]: opaque(`${t.kind} (${apiVersionOf(t)}). Structure is validated by the server.`),
-    [`${name}List`]: opaque(`${t.kind}List is a list of ${t.kind}.`),
-  };
-}
+const COMPONENT_REF = /"#\/components\/schemas\/([^"]+)"/g;
 
-function sharedSchemas(types: ResourceType[]): Record<string, Json> {
-  const schemas: Record<string, Json> = {
-    [`${META}.Patch`]: opaque('Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.'),
-    [`${META}.Status`]: opaque('Status is a return value for calls that do not return other objects.'),
-  };
-  if (types.some((t) => t.subresources.includes('scale'))) {
-    schemas['io.k8s.api.autoscaling.v1.Scale'] = opaque('Scale represents a scaling request for a resource.');
+/**
+ * Every definition the paths reference, with everything those reference, as kube-openapi includes them. A kind
+ * without generated data (none today) gets an opaque object WITHOUT x-kubernetes-group-version-kind, so kubectl's
+ * patcher finds no schema for it and falls back to its compiled-in types instead of failing on a fieldless schema.
+ */
+function componentSchemas(paths: Record<string, Json>): Record<string, Schema> {
+  const named = new Set<string>();
+  for (const m of JSON.stringify(paths).matchAll(COMPONENT_REF)) named.add(m[1]!);
+  const schemas: Record<string, Schema> = {};
+  for (const name of referencedDefinitions(named)) schemas[name] = publishedSchema(name, 'v3');
+  for (const name of [...named].sort()) {
+    schemas[name] ??= { description: `${name.split('.').pop()} is validated by the server.`, type: 'object' };
   }
   return schemas;
 }

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
-  openApiV2Protobuf,
-  openApiV3Document,
-  openApiV3Index,
-  type OpenApiV3Document,
-} from '../../core/openapi';
+import { contentHash, openApiV3Document, openApiV3Index, type OpenApiV3Document } from '../../core/openapi';
 import { servedGroupVersions } from '../../core/discovery';
 import { RESOURCE_TYPES } from '../../core/registry';
 
@@ -74,19 +68,6 @@ describe('openApiV3Document', () => {
     },
   );
 
-  // kubectl patcher.go buildStrategicMergePatchFromOpenAPIV3 must find no schema, so it falls back to compiled-in
-  // types; a nil components section would instead print "error calculating patch from openapi v3 spec".
-  it.each(servedGroupVersions().map(({ group, version }) => [group || 'core', group, version]))(
-    'serves %s component schemas with no group-version-kind',
-    (_, group, version) => {
-      const doc = openApiV3Document(group, version)!;
-      expect(Object.keys(doc.components.schemas).length).toBeGreaterThan(0);
-      for (const schema of Object.values(doc.components.schemas)) {
-        expect(schema).not.toHaveProperty('x-kubernetes-group-version-kind');
-      }
-    },
-  );
-
   it.each([
     ['/api/v1/namespaces/{namespace}/configmaps/{name}', '', ['get', 'put', 'patch', 'delete']],
     ['/api/v1/namespaces/{namespace}/configmaps', '', ['get', 'post', 'delete']],
@@ -125,14 +106,118 @@ describe('openApiV3Document', () => {
   );
 });
 
-describe('openApiV2Protobuf', () => {
-  it('encodes a Document holding only swagger "2.0" (field 1, wire type 2)', () => {
-    const bytes = openApiV2Protobuf();
-    expect([...bytes.slice(0, 2)]).toEqual([0x0a, 3]);
-    expect(new TextDecoder().decode(bytes.slice(2))).toBe('2.0');
+describe('openApiV3Document component schemas', () => {
+  const core = openApiV3Document('', 'v1')!;
+  const apps = openApiV3Document('apps', 'v1')!;
+  const schemas = core.components.schemas as Record<string, any>;
+
+  // kubectl patcher.go buildStrategicMergePatchFromOpenAPIV3 and explain look the kind up by this extension.
+  it.each(RESOURCE_TYPES.map((t) => [`${t.kind}.${t.group || 'core'}`, t] as const))(
+    'publishes %s with its group-version-kind',
+    (_, t) => {
+      const doc = openApiV3Document(t.group, t.version)!;
+      const matching = Object.entries(doc.components.schemas).filter(([, s]) =>
+        (s['x-kubernetes-group-version-kind'] as any[] | undefined)?.some((g) => g.group === t.group && g.version === t.version && g.kind === t.kind));
+      expect(matching.map(([name]) => name)).toHaveLength(1);
+      expect(matching[0]![1].type).toBe('object');
+      expect(Object.keys(matching[0]![1].properties as object)).toEqual(expect.arrayContaining(['apiVersion', 'kind', 'metadata']));
+    },
+  );
+
+  it('carries descriptions on kinds and fields', () => {
+    expect(schemas['io.k8s.api.core.v1.ConfigMap'].description).toBe('ConfigMap holds configuration data for pods to consume.');
+    expect(schemas['io.k8s.api.core.v1.ResourceRequirements'].properties.limits.description).toMatch(/^Limits describes the maximum amount of compute resources allowed/);
+    expect(schemas['io.k8s.api.core.v1.PodSpec'].properties.containers.description).toMatch(/^List of containers belonging to the pod/);
   });
 
-  it('names a content type Go mime.ParseMediaType accepts (no "@")', () => {
-    expect(OPENAPI_V2_PROTOBUF_CONTENT_TYPE).toMatch(/^application\/[\w.+-]+$/);
+  it('wraps a $ref with siblings in allOf, as kube-openapi WrapRefs does, and leaves a bare $ref alone', () => {
+    expect(schemas['io.k8s.api.core.v1.Pod'].properties.metadata).toEqual({
+      allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }],
+      description: expect.stringMatching(/^Standard object's metadata/),
+    });
+    expect(schemas['io.k8s.api.core.v1.PodSpec'].properties.containers.items).toEqual({ $ref: '#/components/schemas/io.k8s.api.core.v1.Container' });
+    expect(schemas['io.k8s.api.core.v1.ResourceRequirements'].properties.limits.additionalProperties)
+      .toEqual({ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' });
   });
+
+  it.each(servedGroupVersions().map(({ group, version }) => [group || 'core', group, version]))(
+    'has no $ref with siblings anywhere in the %s document',
+    (_, group, version) => {
+      const bad: string[] = [];
+      const walk = (node: unknown, path: string): void => {
+        if (!node || typeof node !== 'object') return;
+        if (!Array.isArray(node) && '$ref' in node && Object.keys(node).length > 1) bad.push(path);
+        for (const [k, v] of Object.entries(node)) walk(v, `${path}/${k}`);
+      };
+      walk(openApiV3Document(group, version), '');
+      expect(bad).toEqual([]);
+    },
+  );
+
+  // What kubectl computes strategic merge patches from: the lists' merge keys must be the real ones.
+  it.each([
+    ['io.k8s.api.core.v1.PodSpec', 'containers', 'name', 'merge'],
+    ['io.k8s.api.core.v1.PodSpec', 'volumes', 'name', 'merge,retainKeys'],
+    ['io.k8s.api.core.v1.Container', 'ports', 'containerPort', 'merge'],
+    ['io.k8s.api.core.v1.Container', 'env', 'name', 'merge'],
+  ])('keeps %s.%s patch metadata (merge key %s, strategy %s)', (def, field, key, strategy) => {
+    const prop = schemas[def].properties[field];
+    expect(prop['x-kubernetes-patch-merge-key']).toBe(key);
+    expect(prop['x-kubernetes-patch-strategy']).toBe(strategy);
+  });
+
+  it('keeps the deployment strategy documented and patchable', () => {
+    const deployment = apps.components.schemas['io.k8s.api.apps.v1.DeploymentSpec'] as any;
+    expect(deployment.properties.strategy).toEqual({
+      allOf: [{ $ref: '#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy' }],
+      description: 'The deployment strategy to use to replace existing pods with new ones.',
+      'x-kubernetes-patch-strategy': 'retainKeys',
+    });
+  });
+
+  it('includes exactly the definitions its paths reference, transitively', () => {
+    const lease = openApiV3Document('coordination.k8s.io', 'v1')!;
+    const names = Object.keys(lease.components.schemas);
+    expect(names).toContain('io.k8s.api.coordination.v1.LeaseSpec');
+    expect(names).toContain('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+    expect(names).toContain('io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions');
+    expect(names).not.toContain('io.k8s.api.core.v1.PodSpec');
+    expect(Object.keys(core.components.schemas)).not.toContain('io.k8s.api.apps.v1.Deployment');
+    // Nothing unreferenced: every schema but the paths' own is reachable through some $ref.
+    const referenced = new Set(JSON.stringify(lease).match(/#\/components\/schemas\/[^"]+/g)!.map((r) => r.slice(21)));
+    expect(names.filter((n) => !referenced.has(n))).toEqual([]);
+  });
+
+  // kube-openapi OpenAPIV3OneOfTypes: what makes `kubectl explain` print map[string]Quantity and <IntOrString>.
+  it('publishes Quantity and IntOrString as oneOf types, as kube v3 does', () => {
+    expect(schemas['io.k8s.apimachinery.pkg.api.resource.Quantity']).toEqual({
+      description: expect.stringMatching(/^Quantity is a fixed-point representation of a number/),
+      oneOf: [{ type: 'string' }, { type: 'number' }],
+    });
+    expect(schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString']).toEqual({
+      description: expect.stringMatching(/^IntOrString is a type that can hold an int32 or a string/),
+      format: 'int-or-string',
+      oneOf: [{ type: 'integer' }, { type: 'string' }],
+    });
+  });
+
+  it('returns the same object on every call (built once per isolate)', () => {
+    expect(openApiV3Document('', 'v1')).toBe(core);
+  });
+});
+
+describe('contentHash', () => {
+  // The reference: FNV-1a 64 in BigInt arithmetic.
+  function reference(text: string): string {
+    let h = 0xcbf29ce484222325n;
+    for (let i = 0; i < text.length; i++) h = BigInt.asUintN(64, (h ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n);
+    return h.toString(16).toUpperCase().padStart(16, '0');
+  }
+
+  it.each(['', 'a', 'hello world', '\u00ff\u4e2d\uffff', 'x'.repeat(1000), JSON.stringify(openApiV3Document('coordination.k8s.io', 'v1'))])(
+    'matches 64-bit FNV-1a for %#',
+    (text) => {
+      expect(contentHash(text)).toBe(reference(text));
+    },
+  );
 });

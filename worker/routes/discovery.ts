@@ -1,10 +1,11 @@
-// Front door: discovery (/version, /api, /apis, /api/v1, /apis/<group>/<version>) and OpenAPI v3,
+// Front door: discovery (/version, /api, /apis, /api/v1, /apis/<group>/<version>) and OpenAPI v3 and v2,
 // all built from the resource registry.
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../../core/discovery';
-import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Protobuf, openApiV3Document, openApiV3Index } from '../../core/openapi';
+import { openApiV3Index, publishedV3Document } from '../../core/openapi';
+import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Json, openApiV2Protobuf } from '../../core/openapi-v2';
 import { unknownResource, statusResponse } from '../../core/status';
 
 export const discovery = new Hono<AppEnv>();
@@ -16,10 +17,40 @@ discovery.get('/api/:version', (c) => found(apiResourceList('', c.req.param('ver
 discovery.get('/apis/:group', (c) => found(apiGroup(c.req.param('group'))));
 discovery.get('/apis/:group/:version', (c) => found(apiResourceList(c.req.param('group'), c.req.param('version'))));
 discovery.get('/openapi/v3', (c) => c.json(openApiV3Index()));
-discovery.get('/openapi/v3/api/:version', (c) => found(openApiV3Document('', c.req.param('version'))));
-discovery.get('/openapi/v3/apis/:group/:version', (c) => found(openApiV3Document(c.req.param('group'), c.req.param('version'))));
-// kubectl apply reads v2 (protobuf only) for patch metadata; an empty document sends it to compiled-in types.
-discovery.get('/openapi/v2', () => new Response(openApiV2Protobuf() as BodyInit, { headers: { 'content-type': OPENAPI_V2_PROTOBUF_CONTENT_TYPE } }));
+discovery.get('/openapi/v3/api/:version', (c) => v3Document(c.req.raw, '', c.req.param('version')));
+discovery.get('/openapi/v3/apis/:group/:version', (c) => v3Document(c.req.raw, c.req.param('group'), c.req.param('version')));
+// kubectl reads v2 as protobuf, for `kind: List` validation and apply's second source of patch metadata.
+discovery.get('/openapi/v2', (c) => {
+  const form = negotiateOpenApiV2(c.req.header('accept'));
+  if (!form) return new Response(null, { status: 406 });
+  return form === 'json'
+    ? new Response(openApiV2Json(), { headers: { 'content-type': 'application/json' } })
+    : new Response(openApiV2Protobuf() as BodyInit, { headers: { 'content-type': OPENAPI_V2_PROTOBUF_CONTENT_TYPE } });
+});
+
+/**
+ * As kube-openapi handler3: a stale ?hash= is redirected (301) to the current one, a matching one is cacheable for
+ * a year, and the hash is the ETag (If-None-Match answers 304).
+ */
+function v3Document(req: Request, group: string, version: string): Response {
+  const published = publishedV3Document(group, version);
+  if (!published) return statusResponse(unknownResource());
+  const url = new URL(req.url);
+  const hash = url.searchParams.get('hash');
+  const etag = `"${published.hash}"`;
+  const headers = new Headers({ 'content-type': 'application/json', etag });
+  if (hash !== null) {
+    if (hash !== published.hash) {
+      url.searchParams.set('hash', published.hash);
+      return new Response(null, { status: 301, headers: { location: `${url.pathname}${url.search}` } });
+    }
+    headers.set('vary', 'Accept');
+    headers.set('cache-control', 'public, immutable');
+    headers.set('expires', new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString());
+  }
+  if (req.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
+  return new Response(published.json, { headers });
+}
 
 function found(doc: object | undefined): Response {
   return doc ? Response.json(doc) : statusResponse(unknownResource());
