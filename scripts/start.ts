@@ -23,6 +23,7 @@ writeKubeconfig(kubeconfig, gateway, token);
 
 console.log(`edgeplane serving on ${gateway.url} and ${gateway.httpsUrl} (state in ${persistDir})`);
 console.log(`kubectl: export KUBECONFIG=${kubeconfig}`);
+console.log(`console: ${gateway.url}/ui/ (sign in with ADMIN_TOKEN from .dev.vars, or run npm run demo)`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
