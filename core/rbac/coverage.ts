@@ -20,8 +20,9 @@
 
 import type { PolicyRule } from './rules';
 
-/** Work budget of one escalation check (set membership tests and the like): a few ms of CPU. */
-export const MAX_COVERAGE_STEPS = 2_000_000;
+/** Work budget of one escalation check, in set look-ups and the like: measured at 0.5–2 µs each in the
+ * worst shapes (tens of thousands of owner rules), so at most a few hundred ms, usually well under 1 ms. */
+export const MAX_COVERAGE_STEPS = 250_000;
 /** Missing tuples named in a denial; kube lists them all, which for a huge role is megabytes. */
 export const MAX_LISTED_MISSING = 100;
 
@@ -76,27 +77,6 @@ function compile(rule: PolicyRule): Owner {
   };
 }
 
-// ruleCovers of policy_comparator.go, one list at a time. A servant wildcard is matched only by the
-// owner's wildcard, exactly as by its literal value.
-function resourceListMatches(o: Owner, d: number, v: string | null): boolean {
-  switch (d) {
-    case 0: return o.verbs.has('*') || o.verbs.has(v!);
-    case 1: return o.groups.has('*') || o.groups.has(v!);
-    case 2: {
-      if (o.resources.has('*') || o.resources.has(v!)) return true;
-      const slash = v!.indexOf('/');
-      return slash >= 0 && o.resources.has(`*/${v!.slice(slash + 1)}`);
-    }
-    default: return v === null ? o.names === undefined : o.names === undefined || o.names.has(v);
-  }
-}
-
-function urlListMatches(o: Owner, d: number, v: string | null, budget: Budget): boolean {
-  if (d === 0) return o.verbs.has('*') || o.verbs.has(v!);
-  budget.spend(o.urls.length);
-  return o.urls.some((u) => u === v || (u.endsWith('*') && v!.startsWith(u.replace(/\*+$/, ''))));
-}
-
 function split(rule: PolicyRule, index: number): Part[] {
   const verbs = uniq(rule.verbs);
   const parts: Part[] = [];
@@ -121,12 +101,8 @@ export function coverage(owner: PolicyRule[], servant: PolicyRule[], limit = MAX
   const unnamed = owners.filter((o) => o.names === undefined);
   const missingBoxes: { part: Part; dims: Dims }[] = [];
   for (const part of servant.flatMap(split)) {
-    const matches = part.resource
-      ? (o: Owner, d: number, v: string | null) => resourceListMatches(o, d, v)
-      : (o: Owner, d: number, v: string | null) => urlListMatches(o, d, v, budget);
     const dims: Dims = part.lists.map((l) => l.map((_, i) => i));
-    solve(dims, part.resource ? owners : unnamed, (d, i, o) => matches(o, d, part.lists[d][i]), budget,
-      (box) => missingBoxes.push({ part, dims: box }));
+    solve(new Box(part, dims, budget), part.resource ? owners : unnamed, budget, (box) => missingBoxes.push({ part, dims: box }));
   }
   const missingCount = missingBoxes.reduce((n, b) => n + b.dims.reduce((p, l) => p * l.length, 1), 0);
   return { covered: missingCount === 0, missingCount, missing: listMissing(missingBoxes), steps: budget.steps };
@@ -136,51 +112,162 @@ function size(r: PolicyRule): number {
   return 1 + (r.verbs?.length ?? 0) + (r.apiGroups?.length ?? 0) + (r.resources?.length ?? 0) + (r.resourceNames?.length ?? 0) + (r.nonResourceURLs?.length ?? 0);
 }
 
-function solve(dims: Dims, owners: Owner[], matches: (d: number, i: number, o: Owner) => boolean, budget: Budget, missing: (box: Dims) => void): void {
-  // Step 1: each owner's sub-box, as one membership mask per list.
-  const relevant: { owner: Owner; masks: boolean[][] }[] = [];
+// What an owner rule matches of one list of a box: all of it, or these servant indices.
+type Match = true | Set<number>;
+
+/** A box of one servant part, with value lookups built on first use (each costs the list's length). */
+class Box {
+  private readonly byValue: (Map<string | null, number> | undefined)[] = [];
+  private bySubresource: Map<string, number[]> | undefined;
+
+  constructor(readonly part: Part, readonly dims: Dims, private readonly budget: Budget) {}
+
+  with(d: number, values: number[]): Box {
+    return new Box(this.part, this.dims.map((l, i) => (i === d ? values : l)), this.budget);
+  }
+
+  private lookup(d: number): Map<string | null, number> {
+    let m = this.byValue[d];
+    if (!m) {
+      this.budget.spend(this.dims[d].length);
+      m = new Map(this.dims[d].map((i) => [this.part.lists[d][i], i]));
+      this.byValue[d] = m;
+    }
+    return m;
+  }
+
+  private subresources(): Map<string, number[]> {
+    if (!this.bySubresource) {
+      this.budget.spend(this.dims[2].length);
+      this.bySubresource = new Map();
+      for (const i of this.dims[2]) {
+        const v = this.part.lists[2][i]!;
+        const slash = v.indexOf('/');
+        if (slash < 0) continue;
+        const sub = v.slice(slash + 1);
+        const list = this.bySubresource.get(sub);
+        if (list) list.push(i);
+        else this.bySubresource.set(sub, [i]);
+      }
+    }
+    return this.bySubresource;
+  }
+
+  /** Values of list `d` present in the owner's `list`, walking the shorter of the two. */
+  private exact(d: number, list: Set<string>, out = new Set<number>()): Set<number> {
+    const values = this.dims[d];
+    if (values.length <= list.size) {
+      this.budget.spend(values.length);
+      for (const i of values) if (list.has(this.part.lists[d][i]!)) out.add(i);
+    } else {
+      this.budget.spend(list.size);
+      const m = this.lookup(d);
+      for (const v of list) {
+        const i = m.get(v);
+        if (i !== undefined) out.add(i);
+      }
+    }
+    return out;
+  }
+
+  // ruleCovers of policy_comparator.go, one list at a time. A servant wildcard is matched only by the
+  // owner's wildcard, exactly as by its literal value.
+  match(o: Owner, d: number): Match {
+    if (d === 0) return o.verbs.has('*') ? true : this.exact(0, o.verbs);
+    if (!this.part.resource) return this.urls(o);
+    if (d === 1) return o.groups.has('*') ? true : this.exact(1, o.groups);
+    if (d === 2) {
+      if (o.resources.has('*')) return true;
+      const out = this.exact(2, o.resources);
+      for (const r of o.resources) {
+        if (!r.startsWith('*/')) continue;
+        this.budget.spend(1);
+        for (const i of this.subresources().get(r.slice(2)) ?? []) out.add(i);
+      }
+      return out;
+    }
+    // Names: a tuple without resourceNames (index of null) only by an owner without them, which
+    // matches every name.
+    if (o.names === undefined) return true;
+    return this.exact(3, o.names);
+  }
+
+  private urls(o: Owner): Match {
+    const out = new Set<number>();
+    const m = this.lookup(1);
+    for (const u of o.urls) {
+      this.budget.spend(1);
+      if (!u.endsWith('*')) {
+        const i = m.get(u);
+        if (i !== undefined) out.add(i);
+        continue;
+      }
+      const prefix = u.replace(/\*+$/, '');
+      if (prefix === '') return true;
+      this.budget.spend(this.dims[1].length);
+      for (const i of this.dims[1]) if (this.part.lists[1][i]!.startsWith(prefix)) out.add(i);
+    }
+    return out;
+  }
+}
+
+function solve(box: Box, owners: Owner[], budget: Budget, missing: (dims: Dims) => void): void {
+  const { dims } = box;
+  // Step 1: each owner's sub-box, as one match per list.
+  const relevant: { owner: Owner; matches: Match[] }[] = [];
   for (const owner of owners) {
-    const masks: boolean[][] = [];
+    budget.spend(1);
+    const matches: Match[] = [];
     let full = true;
     let empty = false;
     for (let d = 0; d < dims.length && !empty; d++) {
-      budget.spend(dims[d].length);
-      const mask = dims[d].map((i) => matches(d, i, owner));
-      const hits = mask.filter(Boolean).length;
-      empty = hits === 0;
-      full &&= hits === mask.length;
-      masks.push(mask);
+      const m = box.match(owner, d);
+      empty = m !== true && m.size === 0;
+      full &&= m === true || m.size === dims[d].length;
+      matches.push(m);
     }
     if (empty) continue;
     if (full) return;
-    relevant.push({ owner, masks });
+    relevant.push({ owner, matches });
   }
   if (relevant.length === 0) return missing(dims);
-  // Step 2: split the list whose grouping leaves the fewest groups with owners to solve.
-  let best: { d: number; groups: Map<string, { values: number[]; owners: Owner[] }>; branches: number } | undefined;
+  // Step 2: split the list whose grouping leaves the fewest groups with owners to solve. An owner that
+  // matches the whole list is in every group, so only partial matches make signatures.
+  let best: { d: number; groups: { values: number[]; owners: Owner[] }[]; branches: number } | undefined;
   for (let d = 0; d < dims.length; d++) {
-    if (relevant.every((r) => r.masks[d].every(Boolean))) continue;
-    budget.spend(dims[d].length * relevant.length);
-    const groups = new Map<string, { values: number[]; owners: Owner[] }>();
-    dims[d].forEach((value, i) => {
-      let signature = '';
-      const holders: Owner[] = [];
-      relevant.forEach((r, k) => {
-        if (!r.masks[d][i]) return;
-        signature += `${k},`;
-        holders.push(r.owner);
-      });
-      const g = groups.get(signature);
-      if (g) g.values.push(value);
-      else groups.set(signature, { values: [value], owners: holders });
+    const partial = relevant.filter((r) => r.matches[d] !== true && (r.matches[d] as Set<number>).size < dims[d].length);
+    if (partial.length === 0) continue;
+    const signature = new Map<number, number[]>();
+    partial.forEach((r, k) => {
+      const set = r.matches[d] as Set<number>;
+      budget.spend(set.size);
+      for (const i of set) {
+        const sig = signature.get(i);
+        if (sig) sig.push(k);
+        else signature.set(i, [k]);
+      }
     });
-    const branches = [...groups.values()].filter((g) => g.owners.length > 0).length;
+    budget.spend(dims[d].length);
+    const partialSet = new Set(partial);
+    const whole = relevant.filter((r) => !partialSet.has(r)).map((r) => r.owner);
+    const byKey = new Map<string, { values: number[]; owners: Owner[] }>();
+    for (const i of dims[d]) {
+      const sig = signature.get(i) ?? [];
+      const key = sig.join(',');
+      const g = byKey.get(key);
+      if (g) g.values.push(i);
+      else {
+        budget.spend(whole.length + sig.length);
+        byKey.set(key, { values: [i], owners: [...whole, ...sig.map((k) => partial[k].owner)] });
+      }
+    }
+    const groups = [...byKey.values()];
+    const branches = groups.filter((g) => g.owners.length > 0).length;
     if (!best || branches < best.branches) best = { d, groups, branches };
   }
-  for (const g of best!.groups.values()) {
-    const sub = dims.map((l, d) => (d === best!.d ? g.values : l));
-    if (g.owners.length === 0) missing(sub);
-    else solve(sub, g.owners, matches, budget, missing);
+  for (const g of best!.groups) {
+    if (g.owners.length === 0) missing(dims.map((l, d) => (d === best!.d ? g.values : l)));
+    else solve(box.with(best!.d, g.values), g.owners, budget, missing);
   }
 }
 
