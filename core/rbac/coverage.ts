@@ -271,38 +271,102 @@ function solve(box: Box, owners: Owner[], budget: Budget, missing: (dims: Dims) 
   }
 }
 
-/** Up to MAX_LISTED_MISSING tuples of the missing boxes, in the order kube's breakdown yields them. */
+/**
+ * The first MAX_LISTED_MISSING missing tuples in the order kube's breakdown yields them: per servant
+ * rule, resource tuples by group, resource, verb, name, then non-resource ones by URL, verb. Each box
+ * enumerates its own tuples in that order (its lists keep the rule's order), so a heap of the boxes'
+ * next tuples merges them: O((boxes + listed) · log boxes), never the whole breakdown.
+ */
 function listMissing(boxes: { part: Part; dims: Dims }[]): PolicyRule[] {
-  const atoms: { key: number[]; rule: PolicyRule }[] = [];
+  const heap = new MinHeap<{ key: number[]; next: Generator<number[]>; part: Part; tuple: number[] }>((a, b) => compareKeys(a.key, b.key));
+  const advance = (part: Part, next: Generator<number[]>) => {
+    const step = next.next();
+    if (step.done) return;
+    const tuple = step.value;
+    const key = part.resource ? [part.rule, 0, tuple[1], tuple[2], tuple[0], tuple[3]] : [part.rule, 1, tuple[1], tuple[0]];
+    heap.push({ key, next, part, tuple });
+  };
   for (const { part, dims } of boxes) {
-    for (const tuple of product(dims, MAX_LISTED_MISSING - atoms.length)) {
-      const [v, a, b, n] = tuple.map((i, d) => part.lists[d][i]);
-      if (part.resource) {
-        // breakdownRule's loop order: group, resource, verb, name.
-        const rule: PolicyRule = { apiGroups: [a!], resources: [b!], verbs: [v!] };
-        if (n !== null) rule.resourceNames = [n!];
-        atoms.push({ key: [part.rule, 0, tuple[1], tuple[2], tuple[0], tuple[3]], rule });
-      } else {
-        atoms.push({ key: [part.rule, 1, tuple[1], tuple[0]], rule: { nonResourceURLs: [a!], verbs: [v!] } });
-      }
-    }
-    if (atoms.length >= MAX_LISTED_MISSING) break;
+    // Enumerate in kube's nesting: resource parts as group, resource, verb, name; URL parts as URL, verb.
+    const order = part.resource ? [1, 2, 0, 3] : [1, 0];
+    advance(part, reorder(product(order.map((d) => dims[d])), order));
   }
-  atoms.sort((x, y) => {
-    for (let i = 0; i < x.key.length; i++) if (x.key[i] !== y.key[i]) return x.key[i] - y.key[i];
-    return 0;
-  });
-  return atoms.map((a) => a.rule);
+  const out: PolicyRule[] = [];
+  while (out.length < MAX_LISTED_MISSING && heap.size > 0) {
+    const { part, tuple, next } = heap.pop()!;
+    const [v, a, b, n] = tuple.map((i, d) => part.lists[d][i]);
+    if (part.resource) {
+      const rule: PolicyRule = { apiGroups: [a!], resources: [b!], verbs: [v!] };
+      if (n !== null) rule.resourceNames = [n!];
+      out.push(rule);
+    } else {
+      out.push({ nonResourceURLs: [a!], verbs: [v!] });
+    }
+    advance(part, next);
+  }
+  return out;
 }
 
-function* product(dims: Dims, limit: number): Generator<number[]> {
-  if (limit <= 0 || dims.some((l) => l.length === 0)) return;
+function compareKeys(x: number[], y: number[]): number {
+  for (let i = 0; i < x.length && i < y.length; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+/** Tuples of `dims` in lexicographic order, lazily. */
+function* product(dims: Dims): Generator<number[]> {
+  if (dims.some((l) => l.length === 0)) return;
   const at = dims.map(() => 0);
-  for (let n = 0; n < limit; n++) {
+  for (;;) {
     yield at.map((k, d) => dims[d][k]);
     let d = dims.length - 1;
     while (d >= 0 && ++at[d] === dims[d].length) at[d--] = 0;
     if (d < 0) return;
+  }
+}
+
+/** Maps tuples enumerated in `order` back to the part's own list positions. */
+function* reorder(tuples: Generator<number[]>, order: number[]): Generator<number[]> {
+  for (const t of tuples) {
+    const out: number[] = [];
+    order.forEach((d, i) => (out[d] = t[i]));
+    yield out;
+  }
+}
+
+class MinHeap<T> {
+  private readonly items: T[] = [];
+  constructor(private readonly less: (a: T, b: T) => number) {}
+  get size(): number {
+    return this.items.length;
+  }
+  push(item: T): void {
+    const a = this.items;
+    a.push(item);
+    for (let i = a.length - 1; i > 0;) {
+      const p = (i - 1) >> 1;
+      if (this.less(a[i], a[p]) >= 0) break;
+      [a[i], a[p]] = [a[p], a[i]];
+      i = p;
+    }
+  }
+  pop(): T | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last !== undefined) {
+      a[0] = last;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && this.less(a[l], a[m]) < 0) m = l;
+        if (r < a.length && this.less(a[r], a[m]) < 0) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m], a[i]];
+        i = m;
+      }
+    }
+    return top;
   }
 }
 

@@ -13,7 +13,9 @@ const SHARD = 'authz:0'; // AUTHZ_SHARDS is unset: one shard
 async function plant(groupResource: string, key: string, object: Record<string, any>): Promise<number> {
   const stub = env.STORE.get(env.STORE.idFromName(groupResource));
   await stub.currentRevision(groupResource); // loaded, with its watch cache and replication
-  return runInDurableObject(stub, (instance: any) => {
+  // The store's private write path, reached through the instance (typed loosely on purpose).
+  const inObject = runInDurableObject as unknown as (stub: unknown, fn: (instance: any) => number) => Promise<number>;
+  return inObject(stub, (instance) => {
     const now = Date.now();
     const revision = instance.cache.revision + 1;
     object.metadata.resourceVersion = String(revision);
