@@ -8,7 +8,7 @@ import { forbiddenReason, isPrivileged, RbacPolicy, type RbacKind, type UserInfo
 import type { PolicyRule, RequestAttributes } from '../core/rbac/rules';
 import { parseRoleRef } from '../core/rbac/stored';
 import type { EscalationGrant } from '../core/rbac/escalation';
-import { ByteLru } from '../core/byte-lru';
+import { DecisionCache } from '../core/rbac/decision-cache';
 import { TokenBuckets } from '../core/rate-limit';
 import type { ChangeRow } from './watch-cache';
 import type { ResourceStore } from './resource-store';
@@ -43,24 +43,13 @@ type RbacStore = keyof typeof RBAC_STORES;
 const DEFAULT_QPS = 200;
 const DEFAULT_BURST = 400;
 
-// Memory of one shard, against the 128 MB isolate limit: the RBAC objects themselves (each ≤ 1.5 MB,
-// parsed), 16 MiB of cached decisions (keys charged in full; ~60,000 typical keys of ~150 characters)
-// and 1 MiB of rate-limit buckets. Decisions are not cached at all for requests whose name, namespace
-// or path is longer than kube allows an object name (253), a namespace (63) or we allow a key, so no
-// single request can take a large share of the budget.
-const DECISION_CACHE_BYTES = 16 << 20;
-const MAX_CACHED_NAME = 253;
-const MAX_CACHED_NAMESPACE = 63;
-const MAX_CACHED_KEY = 2048;
-
 export class Authorizer extends DurableObject<AuthorizerEnv> {
   private readonly policy = new RbacPolicy();
   private readonly revisions = new Map<RbacStore, number>();
   private loading: Promise<void> | undefined;
   private loaded = false;
   private name = '';
-  private readonly decisions = new ByteLru<boolean>(DECISION_CACHE_BYTES);
-  private decisionsGeneration = -1;
+  private readonly decisions = new DecisionCache(); // bounded in bytes, see decision-cache.ts
   private readonly buckets = new TokenBuckets();
 
   /**
@@ -84,18 +73,12 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
 
   private async decide(name: string, user: UserInfo, attrs: RequestAttributes): Promise<{ allowed: boolean; reason: string }> {
     await this.ensureLoaded(name);
-    // Dropped when RBAC changes; bounded in bytes (byte-lru.ts).
-    if (this.decisionsGeneration !== this.policy.generation) {
-      this.decisions.clear();
-      this.decisionsGeneration = this.policy.generation;
-    }
-    const cacheable = attrs.name.length <= MAX_CACHED_NAME && attrs.namespace.length <= MAX_CACHED_NAMESPACE;
-    const key = cacheable ? JSON.stringify([user.username, user.groups, attrs]) : '';
-    const cached = cacheable && key.length <= MAX_CACHED_KEY ? this.decisions.get(key) : undefined;
+    const generation = this.policy.generation;
+    const cached = this.decisions.get(generation, user, attrs);
     if (cached !== undefined) return { allowed: cached, reason: '' };
     const decision = this.policy.decide(user, attrs);
     // A denial with a reason (bindings to missing roles) is not cached: it is rare and its text varies.
-    if (cacheable && key.length <= MAX_CACHED_KEY && !decision.reason) this.decisions.set(key, decision.allowed);
+    if (!decision.reason) this.decisions.set(generation, user, attrs, decision.allowed);
     return decision;
   }
 
