@@ -85,7 +85,15 @@ function checkRole(type: ResourceType, grant: EscalationGrant, next: KubeObject,
   const rules = parseRules(next.rules);
   if (!rules) throw new StatusError(forbidden(type, name, 'rules must be a list of policy rules to be checked for escalation'));
   confirmNoEscalation(type, grant, rules, name);
+  // clusterrole/policybased: an aggregationRule can gather any rule, so setting, changing or keeping one
+  // takes the full authority of cluster-admin.
+  const aggregates = (o: KubeObject | undefined) => o?.aggregationRule !== undefined && o?.aggregationRule !== null;
+  if (type.kind === 'ClusterRole' && (aggregates(next) || aggregates(current)) && !coverage(grant.ownerRules, FULL_AUTHORITY).covered) {
+    throw new StatusError(forbidden(type, name, 'must have cluster-admin privileges to use the aggregationRule'));
+  }
 }
+
+const FULL_AUTHORITY: PolicyRule[] = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }];
 
 function checkBinding(type: ResourceType, grant: EscalationGrant, next: KubeObject, name: string): void {
   const raw = (next.roleRef ?? {}) as Record<string, unknown>;

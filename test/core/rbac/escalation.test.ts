@@ -228,3 +228,16 @@ describe('escalation guard on bindings', () => {
     expect(objects.size).toBe(0);
   });
 });
+
+describe('escalation guard on aggregated ClusterRoles', () => {
+  const clusterroles = lookupGroupResource('rbac.authorization.k8s.io/clusterroles')!;
+  it('takes cluster-admin\'s full authority to set an aggregationRule, whatever the rules', () => {
+    const { store, objects } = memoryStore();
+    const body = JSON.stringify({ metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] }, rules: [] });
+    const s = statusOf(() => write(store, clusterroles, { verb: 'create', namespace: '', body }, grantFor(policy(), alice, '')));
+    expect(s).toMatchObject({ code: 403, message: 'clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule' });
+    expect(objects.size).toBe(0);
+    const full: EscalationGrant = { ...grantFor(policy(), alice, ''), ownerRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }] };
+    expect(write(store, clusterroles, { verb: 'create', namespace: '', body }, full).code).toBe(201);
+  });
+});
