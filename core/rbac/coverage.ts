@@ -14,7 +14,9 @@
 //      owners that match them (values alike for every owner are interchangeable), and solve each group
 //      with just those owners. Within a group every remaining owner covers that whole list, so a list is
 //      split at most once on any path: depth ≤ 4, and the pieces are at most the tuples kube would make.
-// Each step costs linear time in the box's list sizes times the owners left. The work is counted, and a
+// A step costs, per owner left, the shorter of its list and the box's (hash look-ups), plus one pass over
+// the box's lists; the missing tuples a denial names come from a heap merge of the missing boxes, not
+// from enumerating them. The work is counted, and a
 // check that would exceed MAX_COVERAGE_STEPS stops with CoverageLimitExceeded, which callers turn into a
 // denial: unable to prove the grant is held, the write is refused (fail closed), never allowed.
 
