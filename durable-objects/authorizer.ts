@@ -68,7 +68,12 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
   /** The decision alone, for SelfSubjectAccessReview. */
   async check(name: string, user: UserInfo, attrs: RequestAttributes): Promise<boolean> {
     if (isPrivileged(user)) return true;
-    return (await this.decide(name, user, attrs)).allowed;
+    try {
+      return (await this.decide(name, user, attrs)).allowed;
+    } catch (e) {
+      console.error('authorization check failed', user.username, (e as Error)?.message);
+      return false; // fail closed
+    }
   }
 
   private async decide(name: string, user: UserInfo, attrs: RequestAttributes): Promise<{ allowed: boolean; reason: string }> {
