@@ -20,6 +20,7 @@ import { objectKey } from './object-key';
 import { pruneUnknown, unknownFields, type FieldValidation } from './validation/known-fields';
 import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
+import type { WriteGuard } from './rbac/escalation';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -37,6 +38,9 @@ export interface WriteEnv {
   randomSuffix: () => string;
   fieldValidation?: FieldValidation; // default Warn, as kube-apiserver's
   warnings?: string[]; // collects Warn-level findings for the Warning header
+  // Checks the object a create or update is about to store, before validation as kube's registry
+  // transforms do (e.g. RBAC escalation prevention, core/rbac/escalation.ts); throws to refuse.
+  guard?: WriteGuard;
 }
 
 export type WriteRequest =
@@ -107,6 +111,7 @@ function create(store: WriteStore, env: WriteEnv, namespace: string, body: strin
   const { type } = env;
   const obj = checkFields(env, asTypedObject(type, parseBody(body)));
   reconcileNamespace(type, obj, namespace);
+  env.guard?.(obj, undefined);
   const m = obj.metadata;
   const generated = !m.name && !!m.generateName;
   if (generated) m.name = m.generateName!.slice(0, GENERATE_NAME_MAX_BASE) + env.randomSuffix();
@@ -163,6 +168,7 @@ function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: Ku
     applyDefaults(next);
   }
   const merged = subresource === 'status' ? mergeStatusUpdate(current, next) : mergeUpdateMeta(type, current, next);
+  env.guard?.(merged, current);
   if (subresource !== 'status') {
     const causes = immutableViolations(type.kind, current, merged);
     if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));

@@ -4,8 +4,11 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import { lookupGroupResource } from '../core/registry';
-import { RbacPolicy, type Binding, type Role, type RoleRef, type UserInfo } from '../core/rbac/authorize';
-import { uncovered, type PolicyRule, type RequestAttributes } from '../core/rbac/rules';
+import { forbiddenReason, isPrivileged, RbacPolicy, type RbacKind, type UserInfo } from '../core/rbac/authorize';
+import type { PolicyRule, RequestAttributes } from '../core/rbac/rules';
+import { parseRoleRef } from '../core/rbac/stored';
+import type { EscalationGrant } from '../core/rbac/escalation';
+import { DecisionCache } from '../core/rbac/decision-cache';
 import { TokenBuckets } from '../core/rate-limit';
 import type { ChangeRow } from './watch-cache';
 import type { ResourceStore } from './resource-store';
@@ -16,19 +19,28 @@ export interface AuthorizerEnv {
   RATE_LIMIT_BURST?: string;
 }
 
-export type Admission = { allowed: true } | { allowed: false; throttled: true; retryAfterSeconds: number } | { allowed: false; throttled: false };
+export type Admission =
+  | { allowed: true }
+  | { allowed: false; throttled: true; retryAfterSeconds: number }
+  | { allowed: false; throttled: false; reason: string }; // reason: the full kube 403 reason text
+
+export interface AuthorizerStats {
+  malformedObjects: number;
+  decisionCacheEntries: number;
+  decisionCacheBytes: number;
+  rateLimitBuckets: number;
+}
 
 const RBAC_STORES = {
   'rbac.authorization.k8s.io/roles': 'Role',
   'rbac.authorization.k8s.io/clusterroles': 'ClusterRole',
   'rbac.authorization.k8s.io/rolebindings': 'RoleBinding',
   'rbac.authorization.k8s.io/clusterrolebindings': 'ClusterRoleBinding',
-} as const;
+} as const satisfies Record<string, RbacKind>;
 type RbacStore = keyof typeof RBAC_STORES;
 
 // kube-apiserver's defaults are per priority level; these are per user and generous.
 const DEFAULT_QPS = 200;
-const MAX_CACHED_DECISIONS = 50_000;
 const DEFAULT_BURST = 400;
 
 export class Authorizer extends DurableObject<AuthorizerEnv> {
@@ -37,33 +49,42 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
   private loading: Promise<void> | undefined;
   private loaded = false;
   private name = '';
-  private decisions = new Map<string, boolean>();
-  private decisionsGeneration = -1;
+  private readonly decisions = new DecisionCache(); // bounded in bytes, see decision-cache.ts
   private readonly buckets = new TokenBuckets();
 
-  /** Rate limit, then RBAC: one call per request. system:masters is exempt, as in kube's flow control. */
+  /**
+   * Rate limit, then RBAC: one call per request. system:masters is allowed before either, as kube's
+   * privileged-group authorizer comes before RBAC and flow control exempts it (the front door does not
+   * even call here for it; this is for other callers).
+   */
   async admit(name: string, user: UserInfo, attrs: RequestAttributes): Promise<Admission> {
-    const exempt = user.groups.includes('system:masters');
-    const wait = exempt ? 0 : this.buckets.take(user.username, Date.now(), this.setting('RATE_LIMIT_QPS', DEFAULT_QPS), this.setting('RATE_LIMIT_BURST', DEFAULT_BURST));
+    if (isPrivileged(user)) return { allowed: true };
+    const wait = this.buckets.take(user.username, Date.now(), this.setting('RATE_LIMIT_QPS', DEFAULT_QPS), this.setting('RATE_LIMIT_BURST', DEFAULT_BURST));
     if (wait > 0) return { allowed: false, throttled: true, retryAfterSeconds: Math.ceil(wait / 1000) };
-    return (await this.check(name, user, attrs)) ? { allowed: true } : { allowed: false, throttled: false };
+    const decision = await this.decide(name, user, attrs);
+    return decision.allowed ? { allowed: true } : { allowed: false, throttled: false, reason: forbiddenReason(user, attrs, decision.reason) };
   }
 
   /** The decision alone, for SelfSubjectAccessReview. */
   async check(name: string, user: UserInfo, attrs: RequestAttributes): Promise<boolean> {
+    if (isPrivileged(user)) return true;
+    try {
+      return (await this.decide(name, user, attrs)).allowed;
+    } catch (e) {
+      console.error('authorization check failed', user.username, (e as Error)?.message);
+      return false; // fail closed
+    }
+  }
+
+  private async decide(name: string, user: UserInfo, attrs: RequestAttributes): Promise<{ allowed: boolean; reason: string }> {
     await this.ensureLoaded(name);
-    // Dropped when RBAC changes, and bounded: keys include object names, so they are many.
-    if (this.decisionsGeneration !== this.policy.generation || this.decisions.size >= MAX_CACHED_DECISIONS) {
-      this.decisions = new Map();
-      this.decisionsGeneration = this.policy.generation;
-    }
-    const key = JSON.stringify([user.username, user.groups, attrs]);
-    let allowed = this.decisions.get(key);
-    if (allowed === undefined) {
-      allowed = this.policy.allows(user, attrs);
-      this.decisions.set(key, allowed);
-    }
-    return allowed;
+    const generation = this.policy.generation;
+    const cached = this.decisions.get(generation, user, attrs);
+    if (cached !== undefined) return { allowed: cached, reason: '' };
+    const decision = this.policy.decide(user, attrs);
+    // A denial with a reason (bindings to missing roles) is not cached: it is rare and its text varies.
+    if (!decision.reason) this.decisions.set(generation, user, attrs, decision.allowed);
+    return decision;
   }
 
   /** The user's rules in a namespace, for SelfSubjectRulesReview (kubectl auth can-i --list). */
@@ -73,22 +94,37 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
   }
 
   /**
-   * Escalation prevention: the rules a user may not grant (kube rbac/validation ConfirmNoEscalation). A
-   * role's rules, or the rules of the role a binding refers to, must all be held by the user where the
-   * object applies; holding `escalate` (roles) or `bind` (bindings) on the role waives it.
+   * What the store's escalation check needs (core/rbac/escalation.ts): the user's rules where the object
+   * applies and, for a binding, the rules of the role its roleRef names (kube's GetRoleReferenceRules).
    */
-  async escalation(name: string, user: UserInfo, kind: string, obj: { rules?: PolicyRule[]; roleRef?: RoleRef }, namespace: string): Promise<PolicyRule[]> {
-    await this.ensureLoaded(name);
-    const isBinding = kind === 'RoleBinding' || kind === 'ClusterRoleBinding';
-    const roleKind = isBinding ? obj.roleRef?.kind : kind;
-    const roleName = isBinding ? obj.roleRef?.name ?? '' : '';
-    const waiver: RequestAttributes = {
-      verb: isBinding ? 'bind' : 'escalate', resourceRequest: true, apiGroup: 'rbac.authorization.k8s.io',
-      resource: roleKind === 'ClusterRole' ? 'clusterroles' : 'roles', subresource: '', name: roleName, namespace, path: '',
+  async escalationGrant(name: string, user: UserInfo, namespace: string, roleRef: unknown): Promise<EscalationGrant> {
+    const grant: EscalationGrant = {
+      user: { username: user.username, groups: user.groups }, privileged: isPrivileged(user), namespace, ownerRules: [], resolutionErrors: [],
     };
-    if (this.policy.allows(user, waiver)) return [];
-    const wanted = isBinding ? this.policy.roleRules(obj.roleRef!, namespace) ?? [] : obj.rules ?? [];
-    return uncovered(this.policy.rulesFor(user, namespace), wanted);
+    if (grant.privileged) return grant;
+    await this.ensureLoaded(name);
+    const resolved = this.policy.resolve(user, namespace, 'registry');
+    // The same role bound twice gives the same rules twice: send each once.
+    const seen = new Set<string>();
+    grant.ownerRules = resolved.rules.filter((r) => {
+      const k = JSON.stringify(r);
+      return !seen.has(k) && !!seen.add(k);
+    });
+    grant.resolutionErrors = resolved.errors;
+    const ref = parseRoleRef(roleRef);
+    if (ref) grant.role = { ref, resolved: this.policy.roleReference(ref, namespace) };
+    return grant;
+  }
+
+  /** Counters for /metrics. */
+  async stats(name: string): Promise<AuthorizerStats> {
+    await this.ensureLoaded(name);
+    return {
+      malformedObjects: this.policy.malformed,
+      decisionCacheEntries: this.decisions.size,
+      decisionCacheBytes: this.decisions.bytes,
+      rateLimitBuckets: this.buckets.size,
+    };
   }
 
   /** Read-your-writes for RBAC: returns once this shard has applied `revision` of `groupResource`. */
@@ -134,8 +170,13 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
 
   private async list(gr: RbacStore): Promise<void> {
     const res = await this.store(gr).list(gr, { namespace: '', query: '', format: { as: 'List' } });
-    const list = (await res.json()) as { metadata: { resourceVersion: string }; items: (Role & Binding)[] };
-    for (const item of list.items) this.policy.set(RBAC_STORES[gr], item, item.metadata);
+    const list = (await res.json()) as { metadata: { resourceVersion: string }; items: unknown[] };
+    for (const item of list.items) {
+      const meta = (item as { metadata?: { name?: unknown; namespace?: unknown } })?.metadata;
+      const name = typeof meta?.name === 'string' ? meta.name : '';
+      const namespace = typeof meta?.namespace === 'string' ? meta.namespace : '';
+      this.policy.set(RBAC_STORES[gr], item, { namespace, name });
+    }
     this.revisions.set(gr, Number(list.metadata.resourceVersion));
   }
 
@@ -154,8 +195,10 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
       const at = this.revisions.get(gr) ?? 0;
       if (row.revision <= at) continue;
       if (row.revision !== at + 1) return; // a gap: the caller pulls
-      const obj = JSON.parse(row.value) as Role & Binding;
-      this.policy.set(kind, row.type === 'DELETED' ? undefined : obj, obj.metadata);
+      // Identified by the store key (namespace/name), not by the object, which may be malformed.
+      const slash = kind === 'Role' || kind === 'RoleBinding' ? row.key.indexOf('/') : -1;
+      const key = slash >= 0 ? { namespace: row.key.slice(0, slash), name: row.key.slice(slash + 1) } : { name: row.key };
+      this.policy.set(kind, row.type === 'DELETED' ? undefined : parseJson(row.value), key);
       this.revisions.set(gr, row.revision);
     }
   }
@@ -169,5 +212,14 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
     const raw = this.env[name];
     const v = Number(raw);
     return raw !== undefined && raw !== '' && Number.isFinite(v) && v > 0 ? v : fallback;
+  }
+}
+
+/** A stored value, or a marker the policy counts as malformed when it is not JSON. */
+function parseJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return null;
   }
 }

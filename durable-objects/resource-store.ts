@@ -6,6 +6,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
 import { internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
+import { escalationGuard, SYSTEM_GRANT, type EscalationGrant } from '../core/rbac/escalation';
 import type { KubeObject } from '../core/object-meta';
 import { objectKey, namespacePrefix } from '../core/object-key';
 import type { StateEntry } from '../core/object-state';
@@ -57,6 +58,7 @@ export interface StoreReply {
 export interface WriteOptions {
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
+  escalation?: EscalationGrant; // required for RBAC role and binding writes (core/rbac/escalation.ts)
 }
 
 const LOG_BATCH_LIMIT = 1000;
@@ -186,7 +188,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     };
   }
 
-  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation }: WriteOptions): StoreReply {
+  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, escalation }: WriteOptions): StoreReply {
     const warnings: string[] = [];
     const changes: { row: ChangeRow; object: KubeObject; prev: StateEntry | undefined }[] = [];
     let next = this.cache.revision;
@@ -209,7 +211,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           changes.push({ row, object, prev });
           return object;
         },
-      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings }, req);
+      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation) }, req);
       if (changes.length) this.log.setMeta('revision', next);
       const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body), revision: next };
       if (warnings.length) reply.warnings = warnings;
@@ -273,7 +275,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     for (const row of this.log.objects()) this.cache.state.set(this.cache.entry(row.key, row.revision, row.value));
     this.replication = new Replication(this.ctx, this.env, groupResource, this.log, () => this.cache.revision, () => this.compacted);
     if (this.cache.revision === 0) {
-      for (const seed of SEEDS[groupResource] ?? []) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed) }, {});
+      for (const seed of SEEDS[groupResource] ?? []) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed) }, { escalation: SYSTEM_GRANT });
     }
     this.cache.restoreSockets();
     this.replication.announce();

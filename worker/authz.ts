@@ -4,9 +4,10 @@
 import type { MiddlewareHandler } from 'hono';
 import { parseResourcePath, type ResourceRequest } from '../core/request-info';
 import { forbidden, forbiddenPath, statusResponse, tooManyRequests } from '../core/status';
-import { forbiddenReason, type UserInfo } from '../core/rbac/authorize';
+import { forbiddenReason, isPrivileged, type UserInfo } from '../core/rbac/authorize';
 import type { RequestAttributes } from '../core/rbac/rules';
 import { AUTHORIZER_PREFIX } from '../durable-objects/replication';
+import type { Admission } from '../durable-objects/authorizer';
 import type { AppEnv, Bindings } from './env';
 
 export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -15,16 +16,25 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const watch = url.searchParams.get('watch');
   const info = parseResourcePath(c.req.method, url.pathname, watch === 'true' || watch === '1');
   c.set('request', info);
+  // kube's privileged-group authorizer: system:masters is allowed before RBAC (and flow control) is
+  // consulted, so no RBAC state — every binding deleted, a bad object stored — can lock it out.
+  if (isPrivileged(user)) return next();
   const attrs = info ? resourceAttributes(info) : { verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: url.pathname };
-  const shard = authorizerFor(c.env, user);
-  const decision = await shard.stub.admit(shard.name, user, attrs);
+  let decision: Admission;
+  try {
+    const shard = authorizerFor(c.env, user);
+    decision = await shard.stub.admit(shard.name, user, attrs);
+  } catch (e) {
+    // Fail closed: an authorizer that cannot answer denies. Logged without the request's credentials.
+    console.error('authorization failed', user.username, attrs.verb, attrs.resource || attrs.path, (e as Error)?.message);
+    decision = { allowed: false, throttled: false, reason: forbiddenReason(user, attrs) };
+  }
   if (decision.allowed) return next();
   if (decision.throttled) {
     return statusResponse(tooManyRequests('Too many requests, please try again later.', decision.retryAfterSeconds));
   }
-  const reason = forbiddenReason(user, attrs);
-  if (!info) return statusResponse(forbiddenPath(reason));
-  return statusResponse(forbidden({ group: info.group, resource: info.resource }, info.name, reason));
+  if (!info) return statusResponse(forbiddenPath(decision.reason));
+  return statusResponse(forbidden({ group: info.group, resource: info.resource }, info.name, decision.reason));
 };
 
 /** authorizer.Attributes from the request; a namespace object is its own namespace (requestinfo.go). */

@@ -4,6 +4,7 @@
 import type { KubeObject } from '../object-meta';
 import { sameJson } from '../object-meta';
 import type { StatusCause } from '../status';
+import { roleRefViolations } from '../rbac/role-ref';
 
 type Obj = Record<string, any>;
 
@@ -43,6 +44,7 @@ export function immutableViolations(kind: string, old: KubeObject, next: KubeObj
       message: 'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
     });
   }
+  causes.push(...roleRefViolations(kind, old, next));
   return causes;
 }
 

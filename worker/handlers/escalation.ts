@@ -1,52 +1,59 @@
-// Front door admission for RBAC objects: nobody creates or changes a role or binding that grants more
-// than they hold (kube pkg/registry/rbac/*/policybased). The object checked is the one that would be
-// stored: the body, or for a patch the current object with the patch applied.
+// Front door part of escalation prevention: fetches what the requester holds (an EscalationGrant from
+// their authorizer shard) and sends it with the write; the store checks the object it will actually
+// write against it (core/rbac/escalation.ts explains why the check is there).
 
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
-import type { ResourceType } from '../../core/registry';
-import { groupResource } from '../../core/registry';
+import { groupResource, type ResourceType } from '../../core/registry';
 import { forbidden, StatusError } from '../../core/status';
 import type { WriteRequest } from '../../core/writes';
 import { applyPatch } from '../../core/patch/apply-patch';
 import { decodePatchBody, patchTypeOf } from '../../core/patch/patch-body';
-import { describeRule, type PolicyRule } from '../../core/rbac/rules';
-import type { RoleRef } from '../../core/rbac/authorize';
+import { isPrivileged } from '../../core/rbac/authorize';
+import { guardsEscalation, RBAC_GROUP, type EscalationGrant } from '../../core/rbac/escalation';
 import type { AppEnv } from '../env';
 import { authorizerFor } from '../authz';
 import { storeFor } from '../stores';
 
-export const RBAC_GROUP = 'rbac.authorization.k8s.io';
+export { RBAC_GROUP };
 
-interface RbacCandidate {
-  metadata?: { name?: string; namespace?: string };
-  rules?: PolicyRule[];
-  roleRef?: RoleRef;
-}
-
-export async function preventEscalation(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, req: WriteRequest): Promise<void> {
-  const candidate = await candidateObject(c, type, info, req);
-  if (!candidate) return; // unparseable: the store answers with the right error
+/** The grant to send with `req`, or undefined when the write needs none. Throws 403 if it cannot be had. */
+export async function escalationGrant(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, req: WriteRequest): Promise<EscalationGrant | undefined> {
+  if (!guardsEscalation(type) || (req.verb !== 'create' && req.verb !== 'update' && req.verb !== 'patch')) return undefined;
   const user = c.get('user');
-  const shard = authorizerFor(c.env, user);
-  const missing = await shard.stub.escalation(shard.name, user, type.kind, candidate, type.namespaced ? info.namespace : '');
-  if (missing.length === 0) return;
-  const groups = user.groups.map((g) => JSON.stringify(g)).join(' ');
-  throw new StatusError(forbidden(type, candidate.metadata?.name ?? info.name,
-    `user ${JSON.stringify(user.username)} (groups=[${groups}]) is attempting to grant RBAC permissions not currently held:\n${missing.map(describeRule).join('\n')}`));
+  const namespace = type.namespaced ? info.namespace : '';
+  if (isPrivileged(user)) {
+    return { user: { username: user.username, groups: user.groups }, privileged: true, namespace, ownerRules: [], resolutionErrors: [] };
+  }
+  try {
+    const roleRef = type.kind.endsWith('Binding') ? await expectedRoleRef(c, type, info, req) : undefined;
+    const shard = authorizerFor(c.env, user);
+    return await shard.stub.escalationGrant(shard.name, user, namespace, roleRef);
+  } catch (e) {
+    // Fail closed: without the requester's rules no RBAC object is written.
+    console.error('escalation grant unavailable', type.kind, (e as Error)?.message);
+    throw new StatusError(forbidden(type, info.name, 'the escalation check could not be made, please retry'));
+  }
 }
 
-async function candidateObject(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, req: WriteRequest): Promise<RbacCandidate | undefined> {
+/**
+ * The roleRef the written binding will have, as far as the front door can tell: the body's, or for a
+ * patch the current object's after the patch. Only a hint: the store refuses the write (409) if the
+ * object it writes refers to another role, so a wrong or missing guess never allows anything.
+ */
+async function expectedRoleRef(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, req: WriteRequest): Promise<unknown> {
   try {
-    if (req.verb === 'create' || req.verb === 'update') return JSON.parse(req.body) as RbacCandidate;
-    if (req.verb !== 'patch') return undefined;
-    const patchType = patchTypeOf(req.patchType);
-    if (!patchType) return undefined;
+    if (req.verb !== 'patch') return (JSON.parse(req.body) as { roleRef?: unknown })?.roleRef;
     const current = await storeFor(c.env, type).get(groupResource(type), { namespace: info.namespace, name: info.name, subresource: '' });
     if (!current.ok) return undefined;
-    const doc = JSON.parse(current.value.body);
-    const patch = decodePatchBody(patchType, req.body);
-    return applyPatch(patchType, doc, patch, type.kind) as RbacCandidate;
+    const doc = JSON.parse(current.value.body) as { roleRef?: unknown };
+    const patchType = patchTypeOf(req.patchType);
+    if (!patchType) return doc.roleRef;
+    try {
+      return (applyPatch(patchType, doc, decodePatchBody(patchType, req.body), type.kind) as { roleRef?: unknown })?.roleRef;
+    } catch {
+      return doc.roleRef;
+    }
   } catch {
     return undefined;
   }

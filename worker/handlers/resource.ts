@@ -18,7 +18,7 @@ import { listFormat } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { watch } from './watch';
 import { review, tokenRequest } from './reviews';
-import { preventEscalation, RBAC_GROUP } from './escalation';
+import { escalationGrant, RBAC_GROUP } from './escalation';
 import { allAuthorizers } from '../authz';
 import { replicaFor, servableByReplica } from '../replicas';
 
@@ -102,8 +102,8 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
       };
   }
   const isRbac = type.group === RBAC_GROUP;
-  if (isRbac && (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch')) await preventEscalation(c, type, info, req);
-  const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation });
+  const escalation = isRbac ? await escalationGrant(c, type, info, req) : undefined;
+  const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation, escalation });
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
   if (isRbac && result.ok && result.value.revision) {
     await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));

@@ -6,6 +6,8 @@ import type { AppEnv } from '../env';
 import type { StoreStats } from '../../durable-objects/resource-store';
 import type { ReplicaStats } from '../../durable-objects/watch-replica';
 import { collectStats } from '../cluster-stats';
+import { allAuthorizers } from '../authz';
+import type { AuthorizerStats } from '../../durable-objects/authorizer';
 
 export const metrics = new Hono<AppEnv>();
 
@@ -40,6 +42,13 @@ const REPLICA_SERIES: Series<ReplicaStats>[] = [
   { name: 'edgeplane_replica_expired_total', help: 'Replica watches answered 410 Expired.', type: 'counter', value: (s) => s.expired },
 ];
 
+const AUTHORIZER_SERIES: Series<AuthorizerStats>[] = [
+  { name: 'edgeplane_rbac_malformed_objects', help: 'Stored RBAC objects ignored by the authorizer because they are malformed.', type: 'gauge', value: (s) => s.malformedObjects },
+  { name: 'edgeplane_authz_decision_cache_entries', help: 'Cached authorization decisions.', type: 'gauge', value: (s) => s.decisionCacheEntries },
+  { name: 'edgeplane_authz_decision_cache_bytes', help: 'Bytes charged to the decision cache (keys included).', type: 'gauge', value: (s) => s.decisionCacheBytes },
+  { name: 'edgeplane_authz_rate_limit_buckets', help: 'Per-user rate-limit buckets held.', type: 'gauge', value: (s) => s.rateLimitBuckets },
+];
+
 metrics.get('/metrics', async (c) => {
   const stores = await collectStats(c.env);
   const lines: string[] = [];
@@ -51,5 +60,7 @@ metrics.get('/metrics', async (c) => {
   };
   emit(STORE_SERIES, stores.map((s) => ({ labels: `resource="${s.gr}"`, stats: s.stats })));
   emit(REPLICA_SERIES, stores.flatMap((s) => s.replicas.map((r) => ({ labels: `resource="${s.gr}",replica="${r.name}"`, stats: r }))));
+  const shards = await Promise.all(allAuthorizers(c.env).map(async (a) => ({ labels: `shard="${a.name}"`, stats: await a.stub.stats(a.name) })));
+  emit(AUTHORIZER_SERIES, shards);
   return c.text(`${lines.join('\n')}\n`, 200, { 'content-type': 'text/plain; version=0.0.4' });
 });

@@ -47,3 +47,50 @@ describe('RbacPolicy', () => {
     expect(forbiddenReason(alice, { ...get(''), resourceRequest: false, path: '/metrics' })).toBe('User "alice" cannot get path "/metrics"');
   });
 });
+
+describe('RbacPolicy with malformed stored objects', () => {
+  const admin: UserInfo = { username: 'root', uid: '0', groups: ['ops'] };
+  const bad = [
+    ['subjects an object', 'ClusterRoleBinding', { metadata: { name: 'x' }, roleRef: { kind: 'ClusterRole', name: 'reader' }, subjects: { kind: 'User', name: 'alice' } }],
+    ['a subject without a name', 'ClusterRoleBinding', { roleRef: { kind: 'ClusterRole', name: 'reader' }, subjects: [{ kind: 'User' }] }],
+    ['no roleRef', 'ClusterRoleBinding', { subjects: [{ kind: 'User', name: 'alice' }] }],
+    ['roleRef a string', 'ClusterRoleBinding', { roleRef: 'reader', subjects: [] }],
+    ['rules an object', 'ClusterRole', { rules: { verbs: ['*'] } }],
+    ['verbs a string', 'ClusterRole', { rules: [{ verbs: '*', apiGroups: ['*'], resources: ['*'] }] }],
+    ['a rule that is a number', 'ClusterRole', { rules: [7] }],
+    ['not an object at all', 'ClusterRoleBinding', null],
+  ] as const;
+
+  it.each(bad)('ignores a stored object with %s, counts it, and decides everything else as before', (_name, kind, obj) => {
+    const p = policy();
+    p.set('ClusterRole', { rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] }, { name: 'all' });
+    p.set('ClusterRoleBinding', { roleRef: { kind: 'ClusterRole', name: 'all' }, subjects: [{ kind: 'Group', name: 'ops' }] }, { name: 'ops-all' });
+    expect(p.set(kind, obj, { name: 'bad' })).toBe(false);
+    expect(p.malformed).toBe(1);
+    expect(p.allows(alice, get('ns-a'))).toBe(true);
+    expect(p.allows(alice, get('ns-b'))).toBe(false);
+    expect(p.allows(admin, { ...get(''), verb: 'delete', apiGroup: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings', name: 'bad' })).toBe(true);
+    expect(p.rulesFor(alice, 'ns-a')).toEqual([{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]);
+    // Deleting it (or replacing it by a good one) clears the count.
+    p.set(kind, undefined, { name: 'bad' });
+    expect(p.malformed).toBe(0);
+  });
+
+  it('a malformed role a binding refers to counts as missing, and a denial says so as kube does', () => {
+    const p = policy();
+    p.set('ClusterRole', { rules: 'nope' }, { name: 'broken' });
+    p.set('ClusterRoleBinding', { roleRef: { kind: 'ClusterRole', name: 'broken' }, subjects: [{ kind: 'User', name: 'alice' }] }, { name: 'alice-broken' });
+    const d = p.decide(alice, get('ns-b'));
+    expect(d).toEqual({ allowed: false, reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "broken" not found' });
+    expect(forbiddenReason(alice, get('ns-b'), d.reason)).toBe('User "alice" cannot get resource "pods" in API group "" in the namespace "ns-b": RBAC: clusterrole.rbac.authorization.k8s.io "broken" not found');
+    // An allowed request has no reason, however many bindings dangle.
+    expect(p.decide(alice, get('ns-a'))).toEqual({ allowed: true, reason: '' });
+  });
+
+  it('never applies unknown subject kinds, nor a namespace-less ServiceAccount in a cluster binding', () => {
+    const p = policy();
+    p.set('ClusterRoleBinding', { roleRef: { kind: 'ClusterRole', name: 'reader' }, subjects: [{ kind: 'Robot', name: 'alice' }, { kind: 'ServiceAccount', name: 'robot' }] }, { name: 'odd' });
+    expect(p.allows(alice, get('ns-b'))).toBe(false);
+    expect(p.allows(robot, get('ns-b'))).toBe(false);
+  });
+});
