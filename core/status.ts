@@ -55,8 +55,10 @@ function qualified(t: StatusTarget): string {
   return t.group ? `${t.resource}.${t.group}` : t.resource;
 }
 
+// StatusDetails' fields are `omitempty` in apimachinery: an empty name (a list, a collection) is left out.
 function detailsFor(t: StatusTarget, name: string): StatusDetails {
-  const d: StatusDetails = { name };
+  const d: StatusDetails = {};
+  if (name) d.name = name;
   if (t.group) d.group = t.group;
   d.kind = t.resource;
   return d;
