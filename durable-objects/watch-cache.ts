@@ -20,6 +20,7 @@ import { WATCH_HEADERS } from './watch-headers';
 /** Tunables from wrangler.toml [vars], shared by the store and its replicas. */
 export interface WatchSettings {
   WATCH_WINDOW_EVENTS?: string;
+  WATCH_WINDOW_BYTES?: string; // bytes of event JSON the in-memory window holds (default 32 MiB)
   WATCH_BOOKMARK_INTERVAL_SECONDS?: string;
   WATCH_MIN_TIMEOUT_SECONDS?: string;
   WATCH_BUFFER_BYTES?: string;
@@ -76,7 +77,11 @@ export class WatchCache {
   constructor(private readonly o: WatchCacheOptions) {
     this.revision = o.revision;
     const { type } = o;
-    this.window = new WatchWindow({ ...DEFAULT_WINDOW, maxEvents: this.setting('WATCH_WINDOW_EVENTS', DEFAULT_WINDOW.maxEvents) }, o.revision);
+    this.window = new WatchWindow({
+      ...DEFAULT_WINDOW,
+      maxEvents: this.setting('WATCH_WINDOW_EVENTS', DEFAULT_WINDOW.maxEvents),
+      maxBytes: this.setting('WATCH_WINDOW_BYTES', DEFAULT_WINDOW.maxBytes),
+    }, o.revision);
     this.hub = new WatchHub({
       kind: type.kind,
       apiVersion: apiVersionOf(type),

@@ -46,7 +46,7 @@ class FakeSink implements Sink {
 function setup(opts: { log?: WatchEvent[]; compacted?: number; windowMax?: number } = {}) {
   let revision = 0;
   const state = new ObjectState();
-  const window = new WatchWindow({ maxEvents: opts.windowMax ?? 100, minAgeMs: 0, minEvents: 0 }, 0);
+  const window = new WatchWindow({ maxEvents: opts.windowMax ?? 100, maxBytes: 1 << 30, minAgeMs: 0, minEvents: 0 }, 0);
   const log = opts.log ?? [];
   const src: HubSource = {
     kind: 'Pod', apiVersion: 'v1',
