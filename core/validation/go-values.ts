@@ -58,3 +58,16 @@ export function goRoleRef(ref: Obj | undefined): GoLiteral {
 export function goTaint(key: string, value: string, effect: string): GoLiteral {
   return new GoLiteral(`core.Taint{Key:${goQuote(key)}, Value:${goQuote(value)}, Effect:${goQuote(effect)}, TimeAdded:<nil>}`);
 }
+
+/** A strategy struct with its Type and RollingUpdate pointer (printed as nil or an opaque address). */
+export function goStrategy(goType: string, rollingType: string, type: string, rollingUpdate: unknown): GoLiteral {
+  const ptr = rollingUpdate === undefined || rollingUpdate === null ? 'nil' : '0xc000000000';
+  return new GoLiteral(`apps.${goType}{Type:${goQuote(type)}, RollingUpdate:(*apps.${rollingType})(${ptr})}`);
+}
+
+/** apps.RollingUpdateStatefulSetStrategy as %#v. */
+export function goStatefulSetRollingUpdate(r: Obj): GoLiteral {
+  const partition = typeof r.partition === 'number' ? r.partition : 0;
+  const mu = r.maxUnavailable === undefined || r.maxUnavailable === null ? 'nil' : '0xc000000000';
+  return new GoLiteral(`apps.RollingUpdateStatefulSetStrategy{Partition:${partition}, MaxUnavailable:(*intstr.IntOrString)(${mu})}`);
+}

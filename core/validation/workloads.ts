@@ -1,7 +1,7 @@
 // Core: apps/v1 and batch/v1 workload validation with kube-apiserver's (v1.32) messages and order, after
 // pkg/apis/apps/validation (ValidateDeployment, ValidateReplicaSet, ValidateStatefulSet, ValidateDaemonSet)
 // and pkg/apis/batch/validation (ValidateJob). Defaulted fields read with their defaults when absent.
-import { goIntOrString, goLabelSelector, goStringMap } from './go-values';
+import { goIntOrString, goLabelSelector, goStatefulSetRollingUpdate, goStrategy, goStringMap } from './go-values';
 import {
   forbidden, invalidValue, isDNS1123Subdomain, notSupported, regexError, required, validateAnnotations, validateLabels,
 } from './names';
@@ -104,7 +104,7 @@ function validateDeploymentStrategy(v: Causes, raw: unknown, path: string): void
     }
     notMoreThan100Percent(v, maxUnavailable, `${p}.maxUnavailable`);
   } else {
-    v.add(notSupported(`${path}.type`, type, ['Recreate', 'RollingUpdate']));
+    v.add(notSupported(path, goStrategy('DeploymentStrategy', 'RollingUpdateDeployment', type, ru), ['Recreate', 'RollingUpdate']));
   }
 }
 
@@ -159,7 +159,8 @@ export function validateStatefulSet(v: Causes, obj: Obj): void {
   const ru = us.rollingUpdate;
   if (usType === '') v.add(required(`${path}.updateStrategy`));
   else if (usType === 'OnDelete') {
-    if (ru !== undefined && ru !== null) v.add(invalidValue(`${path}.updateStrategy.rollingUpdate`, ru, "only allowed for updateStrategy 'RollingUpdate'"));
+    const r = v.obj(ru, `${path}.updateStrategy.rollingUpdate`);
+    if (r) v.add(invalidValue(`${path}.updateStrategy.rollingUpdate`, goStatefulSetRollingUpdate(r), "only allowed for updateStrategy 'RollingUpdate'"));
   } else if (usType === 'RollingUpdate') {
     const r = v.obj(ru, `${path}.updateStrategy.rollingUpdate`);
     if (r) {
@@ -173,7 +174,8 @@ export function validateStatefulSet(v: Causes, obj: Obj): void {
       }
     }
   } else if (usType !== undefined) {
-    v.add(invalidValue(`${path}.updateStrategy`, us, "must be 'RollingUpdate' or 'OnDelete'"));
+    const shown = goStrategy('StatefulSetUpdateStrategy', 'RollingUpdateStatefulSetStrategy', usType, ru);
+    v.add(invalidValue(`${path}.updateStrategy`, shown, "must be 'RollingUpdate' or 'OnDelete'"));
   }
   const retention = v.obj(spec.persistentVolumeClaimRetentionPolicy, `${path}.persistentVolumeClaimRetentionPolicy`);
   if (retention) {
@@ -241,7 +243,7 @@ function validateDaemonSetUpdateStrategy(v: Causes, raw: unknown, path: string):
   const type = s.type === undefined ? 'RollingUpdate' : v.str(s.type, `${path}.type`);
   if (type === undefined || type === 'OnDelete') return;
   if (type !== 'RollingUpdate') {
-    v.add(notSupported(`${path}.type`, type, ['RollingUpdate', 'OnDelete']));
+    v.add(notSupported(path, goStrategy('DaemonSetUpdateStrategy', 'RollingUpdateDaemonSet', type, s.rollingUpdate), ['RollingUpdate', 'OnDelete']));
     return;
   }
   const p = `${path}.rollingUpdate`;
