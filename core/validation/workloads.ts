@@ -48,8 +48,9 @@ function requiredSelector(v: Causes, spec: Obj, path: string, what: string): Obj
 }
 
 /** The label match of ValidatePodTemplateSpecForReplicaSet/StatefulSet: skipped for an empty selector. */
-function checkMatch(v: Causes, sel: Obj | undefined, t: Template, path: string): void {
+function checkMatch(v: Causes, raw: unknown, sel: Obj | undefined, t: Template, path: string): void {
   if (sel && selectorIsEmpty(sel)) return;
+  if (raw !== undefined && raw !== null && !sel) return; // of the wrong type, already reported
   if (selectorMatches(sel, t.labels) === false) v.add(invalidValue(`${path}.template.metadata.labels`, goStringMap(t.labels), MISMATCH));
 }
 
@@ -62,7 +63,7 @@ function alwaysRestart(v: Causes, t: Template, path: string): void {
 /** ValidatePodTemplateSpecForReplicaSet. */
 function replicaSetTemplate(v: Causes, spec: Obj, sel: Obj | undefined, path: string, owner: string): void {
   const t = readTemplate(v, spec, path);
-  checkMatch(v, sel, t, path);
+  checkMatch(v, spec.selector, sel, t, path);
   validatePodTemplate(v, t.obj, `${path}.template`);
   alwaysRestart(v, t, path);
   if (t.hasActiveDeadline) v.add(forbidden(`${path}.template.spec.activeDeadlineSeconds`, `activeDeadlineSeconds in ${owner} is not Supported`));
@@ -193,7 +194,7 @@ export function validateStatefulSet(v: Causes, obj: Obj): void {
   // ValidatePodTemplateSpecForStatefulSet: the match, the template's labels and annotations. kube does
   // not validate a StatefulSet's pod spec (a TODO upstream), only its restartPolicy and deadline.
   const t = readTemplate(v, spec, path);
-  checkMatch(v, sel, t, path);
+  checkMatch(v, spec.selector, sel, t, path);
   const meta = t.obj && typeof t.obj.metadata === 'object' && t.obj.metadata !== null ? (t.obj.metadata as Obj) : {};
   v.add(...labelsAndAnnotations(meta, `${path}.template`));
   alwaysRestart(v, t, path);
