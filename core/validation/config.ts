@@ -114,17 +114,22 @@ function dockerJson(v: Causes, data: Map<string, Uint8Array>, key: string): void
   if (err) v.add(invalidValue(`data[${key}]`, REDACTED, err));
 }
 
-/** What Go's json.Unmarshal into map[string]interface{} reports, for the common cases. */
+/**
+ * What Go's json.Unmarshal into map[string]interface{} reports: exact for a wrong first character, an
+ * empty or truncated document and a non-object value; other syntax errors name the offending character
+ * without Go's context phrase.
+ */
 function goJsonObjectError(text: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch {
+  } catch (e) {
     const trimmed = text.trim();
-    if (trimmed === '') return 'unexpected end of JSON input';
+    if (trimmed === '' || /Unexpected end/i.test(String(e))) return 'unexpected end of JSON input';
     const c = trimmed[0];
     if (!'{["-0123456789tfn'.includes(c)) return `invalid character '${c}' looking for beginning of value`;
-    return 'unexpected end of JSON input';
+    const at = /position (\d+)/.exec(String(e));
+    return at ? `invalid character '${text[Number(at[1])] ?? ''}'` : 'invalid JSON';
   }
   if (parsed === null || (typeof parsed === 'object' && !Array.isArray(parsed))) return undefined;
   const kind = Array.isArray(parsed) ? 'array' : typeof parsed === 'boolean' ? 'bool' : typeof parsed;
