@@ -9,7 +9,7 @@ import {
 } from './names';
 import { PROTOCOLS, portNumMessages, portNameMessages, portNumOrName } from './ports';
 import { compareQuantity, formatQuantity, isNegative, isWhole, parseQuantity, type Quantity } from './quantity';
-import { Causes, entries, type Obj } from './shape';
+import { Causes, entries, isObj, type Obj } from './shape';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
@@ -47,8 +47,9 @@ export function validatePod(v: Causes, pod: Obj, old?: Obj): void {
   const spec = v.obj(pod.spec, 'spec') ?? {};
   validatePodSpec(v, spec, 'spec');
   for (const field of ['containers', 'initContainers']) {
-    v.objs(spec[field], `spec.${field}`).forEach((c, i) => {
-      if (typeof c.image === 'string' && c.image !== c.image.trim()) {
+    // Read again without reporting: validatePodSpec already reported a list of the wrong type.
+    (Array.isArray(spec[field]) ? (spec[field] as unknown[]) : []).forEach((c, i) => {
+      if (isObj(c) && typeof c.image === 'string' && c.image !== c.image.trim()) {
         v.add(invalidValue(`spec.${field}[${i}].image`, c.image, 'must not have leading or trailing whitespace'));
       }
     });

@@ -104,3 +104,51 @@ export const service = () => ({
     ports: [{ name: 'http', port: 80, targetPort: 'http' }, { name: 'https', port: 443, targetPort: 8443, protocol: 'TCP' }],
   },
 });
+
+export const secret = () => ({
+  apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls', namespace: 'default' }, type: 'kubernetes.io/tls',
+  data: { 'tls.crt': btoa('CERT'), 'tls.key': btoa('KEY') }, stringData: { extra: 'x' },
+});
+
+export const configMap = () => ({
+  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'game', namespace: 'default' },
+  data: { 'game.properties': 'lives=3', player_initial_lives: '3' }, binaryData: { icon: btoa('\x00\x01') },
+});
+
+export const roleBinding = () => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'read-pods', namespace: 'default' },
+  subjects: [{ kind: 'User', name: 'jane', apiGroup: 'rbac.authorization.k8s.io' }, { kind: 'ServiceAccount', name: 'ci', namespace: 'build' }],
+  roleRef: { kind: 'ClusterRole', name: 'view', apiGroup: 'rbac.authorization.k8s.io' },
+});
+
+export const clusterRole = () => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'monitoring' },
+  rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }, { nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+  aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate-to-monitoring': 'true' } }] },
+});
+
+export const endpoints = () => ({
+  apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web', namespace: 'default' },
+  subsets: [{ addresses: [{ ip: '10.244.0.5', nodeName: 'node-1', targetRef: { kind: 'Pod', name: 'web-1' } }], ports: [{ name: 'http', port: 80, protocol: 'TCP' }] }],
+});
+
+export const endpointSlice = () => ({
+  apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-x1', namespace: 'default' },
+  addressType: 'IPv4', endpoints: [{ addresses: ['10.244.0.5'], conditions: { ready: true }, hostname: 'web-1' }],
+  ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
+});
+
+export const event = () => ({
+  apiVersion: 'v1', kind: 'Event', metadata: { name: 'web.17', namespace: 'default' },
+  involvedObject: { kind: 'Pod', name: 'web-1', namespace: 'default' }, reason: 'Pulled', message: 'pulled', count: 1, type: 'Normal',
+});
+
+export const node = () => ({
+  apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' },
+  spec: { podCIDR: '10.244.0.0/24', podCIDRs: ['10.244.0.0/24'], taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] },
+});
+
+export const lease = () => ({
+  apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'node-1', namespace: 'kube-node-lease' },
+  spec: { holderIdentity: 'node-1', leaseDurationSeconds: 40, leaseTransitions: 0 },
+});
