@@ -5,6 +5,7 @@ import type { KubeObject } from '../object-meta';
 import type { StatusCause } from '../status';
 import { validateConfigMap, validateSecret } from './config';
 import { validateEndpoints, validateEndpointSlice, validateEvent, validateLease, validateNamespace, validateNode, validateServiceAccount } from './other';
+import { validateMetaExtras } from './meta';
 import { validatePod } from './pod';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac';
 import { validateService } from './service';
@@ -37,13 +38,12 @@ const BY_KIND = new Map<string, Validator>([
 ]);
 
 /**
- * The causes kube-apiserver's type-specific validation gives for `obj` (an update when `old` is given),
+ * The causes kube-apiserver's ObjectMeta (ownerReferences, finalizers) and type-specific validation give for `obj` (an update when `old` is given),
  * in kube's order, after (and without) the ObjectMeta causes. Empty for a valid object or an unknown kind.
  */
 export function validateTyped(kind: string, obj: KubeObject, old?: KubeObject): StatusCause[] {
-  const validator = BY_KIND.get(kind);
-  if (!validator) return [];
   const v = new Causes();
-  validator(v, obj as Obj, old as Obj | undefined);
+  validateMetaExtras(v, obj.metadata);
+  BY_KIND.get(kind)?.(v, obj as Obj, old as Obj | undefined);
   return v.all;
 }

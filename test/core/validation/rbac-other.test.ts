@@ -187,3 +187,31 @@ describe('namespaces, nodes, events, endpoints, endpointslices, leases', () => {
     expect(causesOf(mutated(make, change))).toEqual(expected);
   });
 });
+
+describe('metadata beyond names and labels', () => {
+  const cm = (metadata: Any): Any => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'd', ...metadata } });
+  it.each<[string, Any, object[]]>([
+    ['qualified and standard finalizers', { finalizers: ['example.com/cleanup', 'kubernetes'] }, []],
+    ['an unqualified finalizer', { finalizers: ['cleanup'] }, [inv('metadata.finalizers', '"cleanup"', 'name is neither a standard finalizer name nor is it fully qualified')]],
+    ['orphan with foregroundDeletion', { finalizers: ['orphan', 'foregroundDeletion'] }, [
+      inv('metadata.finalizers', '[]string{"orphan", "foregroundDeletion"}', 'finalizer orphan and foregroundDeletion cannot be both set'),
+    ]],
+    ['owner references with empty fields and two controllers', {
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'a', uid: 'u1', controller: true },
+        { apiVersion: 'apps/', kind: '', name: '', uid: '', controller: true },
+      ],
+    }, [
+      inv('metadata.ownerReferences.apiVersion', '"apps/"', 'version must not be empty'),
+      inv('metadata.ownerReferences.kind', '""', 'must not be empty'),
+      inv('metadata.ownerReferences.name', '""', 'must not be empty'),
+      inv('metadata.ownerReferences.uid', '""', 'must not be empty'),
+      {
+        reason: 'FieldValueInvalid', field: 'metadata.ownerReferences',
+        message: 'Invalid value: [{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"a","uid":"u1","controller":true},{"apiVersion":"apps/","kind":"","name":"","uid":"","controller":true}]: Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/a and /',
+      },
+    ]],
+  ])('%s', (_name, metadata, expected) => {
+    expect(causesOf(cm(metadata))).toEqual(expected);
+  });
+});
