@@ -11,6 +11,8 @@ export interface Quantity {
   format: 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
 }
 
+const MAX_DIGITS = 100;
+const MAX_EXPONENT = 300;
 const SHAPE = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 const DECIMAL_SUFFIX: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const BINARY_SUFFIX: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
@@ -25,6 +27,8 @@ export function parseQuantity(input: unknown): Quantity | string {
   const numeric = /^([+-]?)([0-9]*)(?:\.([0-9]*))?$/.exec(num);
   if (!numeric || (numeric[2] === '' && (numeric[3] ?? '') === '')) return 'unable to parse numeric part of quantity';
   const [, sign, whole, frac = ''] = numeric;
+  // Bounded so a hostile body cannot make BigInt arithmetic expensive; no real quantity comes near.
+  if (whole.length + frac.length > MAX_DIGITS) return 'unable to parse numeric part of quantity';
   let mantissa = BigInt(`${whole}${frac}` || '0');
   if (sign === '-') mantissa = -mantissa;
   let exp10 = -frac.length;
@@ -35,7 +39,7 @@ export function parseQuantity(input: unknown): Quantity | string {
   } else if (suffix in BINARY_SUFFIX) {
     mantissa *= 1024n ** BigInt(BINARY_SUFFIX[suffix]);
     format = 'BinarySI';
-  } else if (/^[eE][-+]?[0-9]+$/.test(suffix) && suffix.length < 8) {
+  } else if (/^[eE][-+]?[0-9]+$/.test(suffix) && Math.abs(Number(suffix.slice(1))) <= MAX_EXPONENT) {
     exp10 += Number(suffix.slice(1));
     format = 'DecimalExponent';
   } else {

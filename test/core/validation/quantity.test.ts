@@ -28,3 +28,11 @@ describe('quantity', () => {
     expect(parseQuantity({})).toBe(QUANTITY_FORMAT_ERROR);
   });
 });
+
+describe('quantity bounds', () => {
+  it('refuses absurd exponents and digit counts instead of computing with them', () => {
+    expect(typeof parseQuantity('1e999999')).toBe('string');
+    expect(typeof parseQuantity('9'.repeat(100_000))).toBe('string');
+    expect(formatQuantity(q('1e300'))).toBe('1e300');
+  });
+});
