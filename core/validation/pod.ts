@@ -303,10 +303,13 @@ function validateEnvVarValueFrom(v: Causes, ev: Obj, from: Obj, path: string): v
     } else if (source === 'resourceFieldRef') {
       if (!v.str(s.resource, `${p}.resource`)) v.add(required(`${p}.resource`));
     } else {
+      // validateConfigMapKeySelector / validateSecretKeySelector: the name is checked as a subdomain
+      // (so an empty one is Invalid, not Required), then the key.
+      const name = v.str(s.name, `${p}.name`) ?? '';
+      for (const m of isDNS1123Subdomain(name)) v.add(invalidValue(`${p}.name`, name, m));
       const key = v.str(s.key, `${p}.key`) ?? '';
       if (key === '') v.add(required(`${p}.key`));
       else for (const m of configKeyMessages(key)) v.add(invalidValue(`${p}.key`, key, m));
-      if (!v.str(s.name, `${p}.name`)) v.add(required(`${p}.name`));
     }
   }
   if (count === 0) v.add(invalidValue(path, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'));

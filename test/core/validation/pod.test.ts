@@ -62,6 +62,13 @@ const cases: Case[] = [
     inv(`${c0}.env[0].valueFrom`, '""', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'),
     inv(`${c0}.env[1].valueFrom`, '""', 'may not be specified when `value` is not empty'),
   ]],
+  ['key selectors: name checked as a subdomain, then the key', (p) => {
+    p.spec.containers[0].env = [{ name: 'A', valueFrom: { secretKeyRef: { name: '', key: 'a/b' } } }, { name: 'B', valueFrom: { configMapKeyRef: { name: 'cm' } } }];
+  }, [
+    inv(`${c0}.env[0].valueFrom.secretKeyRef.name`, '""', "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+    inv(`${c0}.env[0].valueFrom.secretKeyRef.key`, '"a/b"', "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"),
+    req(`${c0}.env[1].valueFrom.configMapKeyRef.key`),
+  ]],
   ['volume names: bad, duplicate, without a source, two sources', (p) => {
     p.spec.volumes = [
       { name: 'Data', emptyDir: {} }, { name: 'a', emptyDir: {} }, { name: 'a', emptyDir: {} },
