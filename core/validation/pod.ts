@@ -375,8 +375,13 @@ function validateLocalDescendingPath(v: Causes, target: string, path: string): v
 }
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
-const INTEGER_RESOURCES = (name: string) =>
-  name.includes('/') ? !name.startsWith('kubernetes.io/') && !name.includes('.kubernetes.io/') : false;
+
+// helper.IsNativeResource / IsExtendedResourceName / IsOvercommitAllowed (pkg/apis/core/helper).
+const isNative = (name: string) => !name.includes('/') || name.includes('kubernetes.io/');
+const isExtended = (name: string) =>
+  !isNative(name) && !name.startsWith('requests.') && labelKeyMessages(`requests.${name}`).length === 0;
+const isHugePages = (name: string) => name.startsWith('hugepages-');
+const overcommitAllowed = (name: string) => isNative(name) && !isHugePages(name);
 
 /** ValidateResourceRequirements: names, non-negative quantities, requests ≤ limits. */
 function validateResources(v: Causes, res: Obj | undefined, path: string): void {
@@ -392,7 +397,7 @@ function validateResources(v: Causes, res: Obj | undefined, path: string): void 
     const q = resourceQuantity(v, name, raw, `${requestsPath}[${name}]`);
     if (!q) continue;
     const limit = limits.get(name);
-    const overcommit = !name.startsWith('hugepages-') && !INTEGER_RESOURCES(name);
+    const overcommit = overcommitAllowed(name);
     if (limit) {
       if (!overcommit && compareQuantity(q, limit) !== 0) {
         v.add(invalidValue(requestsPath, formatQuantity(q), `must be equal to ${name} limit of ${formatQuantity(limit)}`));
@@ -409,10 +414,10 @@ function validateResources(v: Causes, res: Obj | undefined, path: string): void 
 function resourceQuantity(v: Causes, name: string, raw: unknown, path: string): Quantity | undefined {
   for (const msg of labelKeyMessages(name)) v.add(invalidValue(path, name, msg));
   if (!name.includes('/')) {
-    if (!STANDARD_CONTAINER_RESOURCES.has(name) && !name.startsWith('hugepages-')) {
+    if (!STANDARD_CONTAINER_RESOURCES.has(name) && !isHugePages(name)) {
       v.add(invalidValue(path, name, 'must be a standard resource for containers'));
     }
-  } else if (INTEGER_RESOURCES(name) && (name.startsWith('requests.') || name.includes('/requests.'))) {
+  } else if (!isNative(name) && !isExtended(name)) {
     v.add(invalidValue(path, name, "doesn't follow extended resource name standard"));
   }
   const q = parseQuantity(raw);
@@ -421,7 +426,7 @@ function resourceQuantity(v: Causes, name: string, raw: unknown, path: string): 
     return undefined;
   }
   if (isNegative(q)) v.add(invalidValue(path, formatQuantity(q), 'must be greater than or equal to 0'));
-  if (INTEGER_RESOURCES(name) && !isWhole(q)) v.add(invalidValue(path, formatQuantity(q), 'must be an integer'));
+  if (isExtended(name) && !isWhole(q)) v.add(invalidValue(path, formatQuantity(q), 'must be an integer'));
   return q;
 }
 

@@ -116,6 +116,17 @@ const cases: Case[] = [
   ['an extended resource request without a limit', (p) => {
     p.spec.containers[0].resources = { requests: { 'nvidia.com/gpu': '1' } };
   }, [req(`${c0}.resources.limits`, 'Limit must be set for non overcommitable resources')]],
+  ['extended resources: whole numbers, equal request and limit, a valid name', (p) => {
+    p.spec.containers[0].resources = {
+      limits: { 'example.com/gpu': '500m', 'example.com/fpga': '2' },
+      requests: { 'example.com/fpga': '1', 'requests.example.com/x': '1' },
+    };
+  }, [
+    inv(`${c0}.resources.limits[example.com/gpu]`, '"500m"', 'must be an integer'),
+    inv(`${c0}.resources.requests`, '"1"', 'must be equal to example.com/fpga limit of 2'),
+    inv(`${c0}.resources.requests[requests.example.com/x]`, '"requests.example.com/x"', "doesn't follow extended resource name standard"),
+    req(`${c0}.resources.limits`, 'Limit must be set for non overcommitable resources'),
+  ]],
   ['restartPolicy and dnsPolicy values', (p) => { p.spec.restartPolicy = 'Sometimes'; p.spec.dnsPolicy = 'Google'; }, [
     unsup('spec.restartPolicy', '"Sometimes"', ['Always', 'OnFailure', 'Never']),
     unsup('spec.dnsPolicy', '"Google"', ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None']),
