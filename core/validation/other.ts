@@ -57,17 +57,14 @@ export function validateNode(v: Causes, obj: Obj): void {
   const podCIDR = v.str(spec.podCIDR, 'spec.podCIDR');
   if (podCIDR && cidrs.length === 0) cidrs.push(podCIDR);
   cidrs.forEach((cidr, i) => {
-    if (!isCIDR(cidr)) v.add(invalidValue(`spec.podCIDRs[${i}]`, cidr, 'must be a valid CIDR'));
+    if (!cidrKind(cidr)) v.add(invalidValue(`spec.podCIDRs[${i}]`, cidr, 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'));
   });
-  if (cidrs.length > 2) v.add(invalidValue('spec.podCIDRs', cidrs, 'may specify no more than one CIDR for each IP family'));
-  else if (cidrs.length === 2 && cidrKind(cidrs[0]) === cidrKind(cidrs[1]) && cidrKind(cidrs[0])) {
+  // Several CIDRs must be a dual-stack pair: one IPv4 and one IPv6 (kube reports unparsable ones above).
+  const kinds = cidrs.map(cidrKind);
+  if (cidrs.length > 1 && kinds.every(Boolean) && (cidrs.length > 2 || kinds[0] === kinds[1])) {
     v.add(invalidValue('spec.podCIDRs', cidrs, 'may specify no more than one CIDR for each IP family'));
   }
   v.bool(spec.unschedulable, 'spec.unschedulable');
-}
-
-function isCIDR(s: string): boolean {
-  return cidrKind(s) !== undefined;
 }
 
 function cidrKind(s: string): 'v4' | 'v6' | undefined {

@@ -134,7 +134,10 @@ describe('namespaces, nodes, events, endpoints, endpointslices, leases', () => {
       req('spec.taints[3].effect'),
     ]],
     ['node pod CIDRs', node, (n) => { n.spec.podCIDRs = ['10.0.0.0/33', '10.1.0.0/16']; }, [
-      inv('spec.podCIDRs[0]', '"10.0.0.0/33"', 'must be a valid CIDR'),
+      inv('spec.podCIDRs[0]', '"10.0.0.0/33"', 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'),
+    ]],
+    ['node pod CIDRs of one family', node, (n) => { n.spec.podCIDRs = ['10.0.0.0/16', '10.1.0.0/16']; }, [
+      inv('spec.podCIDRs', '[]string{"10.0.0.0/16", "10.1.0.0/16"}', 'may specify no more than one CIDR for each IP family'),
     ]],
     ['event in another namespace than its object', event, (e) => { e.involvedObject.namespace = 'other'; }, [
       inv('involvedObject.namespace', '"other"', 'does not match event.namespace'),
