@@ -4,6 +4,7 @@
 import { apiVersionOf, type ResourceType } from './registry';
 import { badRequest, invalid, StatusError, type StatusCause } from './status';
 import { validateName, validateLabels, validateAnnotations, invalidValue, required } from './validation/names';
+import { validateTyped } from './validation/typed';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -82,7 +83,11 @@ export function reconcileNamespace(type: ResourceType, obj: KubeObject, pathName
   obj.metadata.namespace = bodyNs || pathNamespace;
 }
 
-export function validateObject(type: ResourceType, obj: KubeObject): void {
+/**
+ * Metadata rules, then the type's own (validation/typed.ts). `old` makes it an update (roleRef, Secret
+ * type); `typed` is false for status writes, which kube validates without the spec.
+ */
+export function validateObject(type: ResourceType, obj: KubeObject, old?: KubeObject, typed = true): void {
   const m = obj.metadata;
   const causes: StatusCause[] = [];
   if (!m.name) {
@@ -96,6 +101,7 @@ export function validateObject(type: ResourceType, obj: KubeObject): void {
   if (m.finalizers !== undefined && !Array.isArray(m.finalizers)) {
     causes.push(invalidValue('metadata.finalizers', m.finalizers, 'must be a list'));
   }
+  if (typed) causes.push(...validateTyped(type.kind, obj, old));
   if (causes.length) throw new StatusError(invalid(type.group, type.kind, m.name ?? m.generateName ?? '', causes));
 }
 

@@ -97,13 +97,15 @@ export function conflict(t: StatusTarget, name: string, cause: string): Status {
 
 /** Invalid: 422 with causes; `kind` here is the Kind (e.g. Pod), as NewInvalid uses GroupKind. */
 export function invalid(group: string, kind: string, name: string, causes: StatusCause[]): Status {
-  const joined = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join(', ');
+  // The message lists each distinct error once, as ErrorList.ToAggregate does; details keep every cause.
+  const messages = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)))];
+  const joined = messages.join(', ');
   const qualifiedKind = group ? `${kind}.${group}` : kind;
   const details: StatusDetails = { name };
   if (group) details.group = group;
   details.kind = kind;
   details.causes = causes;
-  const list = causes.length > 1 ? `[${joined}]` : joined;
+  const list = messages.length > 1 ? `[${joined}]` : joined;
   return failure(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${list}`, details);
 }
 

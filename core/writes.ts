@@ -173,7 +173,7 @@ function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: Ku
     const causes = immutableViolations(type.kind, current, merged);
     if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));
   }
-  validateObject(type, merged);
+  validateObject(type, merged, current, subresource !== 'status');
   checkSize(merged);
   merged.metadata.resourceVersion = current.metadata.resourceVersion;
   if (sameJson(merged, current)) return { code: 200, body: current };

@@ -7,7 +7,10 @@ export type CauseReason =
   | 'FieldValueRequired'
   | 'FieldValueForbidden'
   | 'FieldValueTooLong'
-  | 'FieldValueNotSupported';
+  | 'FieldValueTooMany'
+  | 'FieldValueNotSupported'
+  | 'FieldValueDuplicate'
+  | 'FieldValueNotFound';
 
 /** One field.Error, shaped as kube-apiserver serialises it into a 422 Status's details.causes. */
 export interface FieldCause {
@@ -49,6 +52,29 @@ export function notSupported(field: string, value: unknown, supported: readonly 
   return { reason: 'FieldValueNotSupported', message, field };
 }
 
+/** field.Duplicate: `Duplicate value: "x"` (kube adds a detail in a few places, e.g. node taints). */
+export function duplicate(field: string, value: unknown, detail = ''): FieldCause {
+  return { reason: 'FieldValueDuplicate', message: withDetail(`Duplicate value: ${formatBadValue(value)}`, detail), field };
+}
+
+/** field.NotFound: `Not found: "x"`. */
+export function notFound(field: string, value: unknown): FieldCause {
+  return { reason: 'FieldValueNotFound', message: `Not found: ${formatBadValue(value)}`, field };
+}
+
+/** field.TooMany: `Too many: 1001: must have at most 1000 items`. */
+export function tooMany(field: string, actual: number, max: number): FieldCause {
+  return { reason: 'FieldValueTooMany', message: `Too many: ${actual}: must have at most ${max} items`, field };
+}
+
+/**
+ * A bad value apimachinery prints with Go's %#v (structs, maps): the validator renders the Go text itself
+ * (see go-values.ts) and the cause echoes it as is.
+ */
+export class GoLiteral {
+  constructor(readonly text: string) {}
+}
+
 function withDetail(body: string, detail: string): string {
   return detail ? `${body}: ${detail}` : body;
 }
@@ -58,6 +84,7 @@ function withDetail(body: string, detail: string): string {
 // other objects as JSON, as later apimachinery does, since Go's %#v of a struct has no JS analogue.
 function formatBadValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
+  if (value instanceof GoLiteral) return value.text;
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
@@ -94,7 +121,7 @@ function hex(n: number, width: number): string {
 }
 
 /** Go measures names and values with len(), i.e. in UTF-8 bytes. */
-function utf8Length(s: string): number {
+export function utf8Length(s: string): number {
   let n = 0;
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
@@ -109,7 +136,7 @@ function maxLenError(length: number): string {
   return `must be no more than ${length} characters`;
 }
 
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
   // The doubled space before "or" is apimachinery's own: each example ends with "', " and " or " follows.
   const shown = examples.map((e) => `'${e}', `).join(' or ');
@@ -147,7 +174,7 @@ const DNS1035_LABEL_ERROR = regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, 'my
 const QUALIFIED_NAME_ERROR = regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc');
 const LABEL_VALUE_ERROR = regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345');
 
-function isDNS1123Label(value: string): string[] {
+export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
   if (utf8Length(value) > 63) errs.push(maxLenError(63));
   if (!DNS1123_LABEL.test(value)) {
@@ -157,14 +184,14 @@ function isDNS1123Label(value: string): string[] {
   return errs;
 }
 
-function isDNS1123Subdomain(value: string): string[] {
+export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (utf8Length(value) > 253) errs.push(maxLenError(253));
   if (!DNS1123_SUBDOMAIN.test(value)) errs.push(DNS1123_SUBDOMAIN_ERROR);
   return errs;
 }
 
-function isDNS1035Label(value: string): string[] {
+export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];
   if (utf8Length(value) > 63) errs.push(maxLenError(63));
   if (!DNS1035_LABEL.test(value)) errs.push(DNS1035_LABEL_ERROR);
@@ -231,9 +258,9 @@ export function labelValueMessages(value: string): string[] {
 }
 
 /** metav1 validation.ValidateLabels: every cause is reported on the map itself, not on the key. */
-export function validateLabels(labels: Record<string, string> | undefined | null, fieldPath: string): FieldCause[] {
+export function validateLabels(labels: unknown, fieldPath: string): FieldCause[] {
   const causes: FieldCause[] = [];
-  for (const [key, value] of Object.entries(labels ?? {})) {
+  for (const [key, value] of stringMapEntries(labels, fieldPath, causes)) {
     for (const msg of labelKeyMessages(key)) causes.push(invalidValue(fieldPath, key, msg));
     for (const msg of labelValueMessages(value)) causes.push(invalidValue(fieldPath, value, msg));
   }
@@ -241,18 +268,33 @@ export function validateLabels(labels: Record<string, string> | undefined | null
 }
 
 /** ValidateAnnotations: keys are qualified names compared case-insensitively; total size is capped. */
-export function validateAnnotations(
-  annotations: Record<string, string> | undefined | null,
-  fieldPath: string,
-): FieldCause[] {
+export function validateAnnotations(annotations: unknown, fieldPath: string): FieldCause[] {
   const causes: FieldCause[] = [];
   let totalBytes = 0;
-  for (const [key, value] of Object.entries(annotations ?? {})) {
+  for (const [key, value] of stringMapEntries(annotations, fieldPath, causes)) {
     for (const msg of labelKeyMessages(key.toLowerCase())) causes.push(invalidValue(fieldPath, key, msg));
-    totalBytes += utf8Length(key) + utf8Length(String(value));
+    totalBytes += utf8Length(key) + utf8Length(value);
   }
   if (totalBytes > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) {
     causes.push(tooLong(fieldPath, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
   }
   return causes;
+}
+
+/**
+ * The entries of a map[string]string. A body the decoder let through with another shape (a list, a
+ * number value) would be a 400 in Go; here it is one Invalid cause and the bad entries are skipped.
+ */
+export function stringMapEntries(map: unknown, fieldPath: string, causes: FieldCause[]): [string, string][] {
+  if (map === undefined || map === null) return [];
+  if (typeof map !== 'object' || Array.isArray(map)) {
+    causes.push(invalidValue(fieldPath, map, 'must be of type object'));
+    return [];
+  }
+  const entries: [string, string][] = [];
+  for (const [key, value] of Object.entries(map)) {
+    if (typeof value === 'string') entries.push([key, value]);
+    else if (value !== null) causes.push(invalidValue(`${fieldPath}[${key}]`, value, 'must be of type string'));
+  }
+  return entries;
 }

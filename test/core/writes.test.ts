@@ -40,7 +40,10 @@ function run(store: WriteStore, req: WriteRequest, type = deployments) {
 
 const deployment = (extra: Record<string, unknown> = {}) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
-  spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } } } },
+  spec: {
+    replicas: 1, selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+  },
   status: { replicas: 7 }, ...extra,
 });
 

@@ -234,7 +234,7 @@ describe('namespace deletion', () => {
     await admin('POST', '/api/v1/namespaces', { metadata: { name: 'doomed' } });
     await admin('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'cm' } });
     await admin('POST', '/api/v1/namespaces/doomed/pods', body('pods', 'p'));
-    await admin('POST', '/apis/apps/v1/namespaces/doomed/deployments', { metadata: { name: 'd' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } } } } });
+    await admin('POST', '/apis/apps/v1/namespaces/doomed/deployments', { metadata: { name: 'd' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } });
     await admin('POST', '/api/v1/namespaces/doomed/secrets', { metadata: { name: 'held', finalizers: ['example.com/keep'] } });
     const first = await admin('DELETE', '/api/v1/namespaces/doomed');
     expect(first.status).toBe(200);

@@ -1,0 +1,49 @@
+// Core: the one entry point for per-type validation (kube-apiserver's strategy Validate/ValidateUpdate),
+// run after the metadata checks in object-meta.ts validateObject. Pure, never throws on a body of the
+// wrong shape, and linear in the object's size.
+import type { KubeObject } from '../object-meta';
+import type { StatusCause } from '../status';
+import { validateConfigMap, validateSecret } from './config';
+import { validateEndpoints, validateEndpointSlice, validateEvent, validateLease, validateNamespace, validateNode, validateServiceAccount } from './other';
+import { validateMetaExtras } from './meta';
+import { validatePod } from './pod';
+import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac';
+import { validateService } from './service';
+import { Causes, type Obj } from './shape';
+import { validateDaemonSet, validateDeployment, validateJob, validateReplicaSet, validateStatefulSet } from './workloads';
+
+type Validator = (v: Causes, obj: Obj, old?: Obj) => void;
+
+const BY_KIND = new Map<string, Validator>([
+  ['Pod', validatePod],
+  ['Deployment', validateDeployment],
+  ['ReplicaSet', validateReplicaSet],
+  ['StatefulSet', validateStatefulSet],
+  ['DaemonSet', validateDaemonSet],
+  ['Job', validateJob],
+  ['Service', validateService],
+  ['ConfigMap', validateConfigMap],
+  ['Secret', validateSecret],
+  ['ServiceAccount', validateServiceAccount],
+  ['Namespace', validateNamespace],
+  ['Node', validateNode],
+  ['Event', validateEvent],
+  ['Endpoints', validateEndpoints],
+  ['EndpointSlice', validateEndpointSlice],
+  ['Lease', validateLease],
+  ['Role', validateRole],
+  ['ClusterRole', validateClusterRole],
+  ['RoleBinding', validateRoleBinding],
+  ['ClusterRoleBinding', validateClusterRoleBinding],
+]);
+
+/**
+ * The causes kube-apiserver's ObjectMeta (ownerReferences, finalizers) and type-specific validation give for `obj` (an update when `old` is given),
+ * in kube's order, after (and without) the ObjectMeta causes. Empty for a valid object or an unknown kind.
+ */
+export function validateTyped(kind: string, obj: KubeObject, old?: KubeObject): StatusCause[] {
+  const v = new Causes();
+  validateMetaExtras(v, obj.metadata);
+  BY_KIND.get(kind)?.(v, obj as Obj, old as Obj | undefined);
+  return v.all;
+}
