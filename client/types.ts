@@ -50,6 +50,7 @@ export interface WebSocketLike {
   onerror: ((ev: any) => void) | null;
   onclose: ((ev: any) => void) | null;
   close(code?: number, reason?: string): void;
+  send?(data: string): void;
 }
 
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;

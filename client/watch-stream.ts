@@ -26,6 +26,12 @@ export interface WatchStreamOptions extends ConnectionOptions {
   onOpen?(): void;
 }
 
+// edgeplane closes a WebSocket watcher that has been sent this much without a word from its client (a stalled
+// reader must not grow server memory; workerd cannot see a socket's backlog). Any message counts, and the text
+// `ping` is answered by the runtime without waking the object, so a reading client says `ping` well before.
+// kube-apiserver ignores what a watch client sends, so this is harmless against it.
+const PING_EVERY_BYTES = 4 * 1024 * 1024;
+
 // Offered next to the token protocol: the server echoes one non-token protocol, and browsers fail a
 // handshake whose answer names no protocol they offered.
 const ECHO_PROTOCOL = 'base64.binary.k8s.io';
@@ -161,10 +167,21 @@ async function* socketStream(o: WatchStreamOptions): AsyncGenerator<WatchEvent, 
     opened = true;
     o.onOpen?.();
   };
+  let sinceHeard = 0;
   ws.onmessage = (m: { data: unknown }) => {
     if (end) return;
+    const text = messageText(m.data);
+    sinceHeard += text.length;
+    if (sinceHeard >= PING_EVERY_BYTES) {
+      sinceHeard = 0;
+      try {
+        ws.send?.('ping');
+      } catch {
+        // closing: the close handler ends the stream
+      }
+    }
     // One event per message, with its trailing newline; split anyway in case a server batches.
-    for (const line of messageText(m.data).split('\n')) {
+    for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       const parsed = parseEventLine(line);
       if ('end' in parsed) return finish(parsed.end);

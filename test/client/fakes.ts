@@ -38,7 +38,7 @@ export function scriptedFetch(responses: ((init?: RequestInit) => Response | Pro
 
 /** A WebSocket that plays a script once "connected": messages, then a close (or an error). */
 export function scriptedSocket(script: { messages: (string | ArrayBuffer)[]; close?: number; error?: string; beforeOpen?: boolean }[]) {
-  const made: { url: string; protocols: string[]; closedByClient: boolean }[] = [];
+  const made: { url: string; protocols: string[]; closedByClient: boolean; sent: string[] }[] = [];
   class FakeSocket implements WebSocketLike {
     binaryType = 'blob';
     readyState = 0;
@@ -48,7 +48,7 @@ export function scriptedSocket(script: { messages: (string | ArrayBuffer)[]; clo
     onclose: ((ev: { code?: number; reason?: string }) => void) | null = null;
     private readonly record: (typeof made)[number];
     constructor(url: string, protocols?: string | string[]) {
-      this.record = { url, protocols: [protocols ?? []].flat(), closedByClient: false };
+      this.record = { url, protocols: [protocols ?? []].flat(), closedByClient: false, sent: [] };
       made.push(this.record);
       const s = script.shift();
       if (!s) throw new Error(`unexpected socket ${url}`);
@@ -66,6 +66,9 @@ export function scriptedSocket(script: { messages: (string | ArrayBuffer)[]; clo
         this.readyState = 3;
         this.onclose?.({ code: s.close ?? 1000, reason: '' });
       }, 0);
+    }
+    send(data: string): void {
+      this.record.sent.push(data);
     }
     close(): void {
       this.record.closedByClient = true;

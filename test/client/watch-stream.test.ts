@@ -92,6 +92,14 @@ describe('openWatchStream over http', () => {
 });
 
 describe('openWatchStream over a WebSocket', () => {
+  it('says ping every 4 MiB received, so the server knows it is reading', async () => {
+    const big = (rv: number) => `${JSON.stringify({ type: 'ADDED', object: { metadata: { resourceVersion: String(rv) }, data: 'x'.repeat(1024 * 1024) } })}\n`;
+    const fake = scriptedSocket([{ messages: Array.from({ length: 9 }, (_, i) => big(i + 1)) }]);
+    const { events } = await drain(openWatchStream({ server: 'http://x', path: '/p', transport: 'websocket', WebSocket: fake.WebSocket }));
+    expect(events).toHaveLength(9);
+    expect(fake.made[0].sent).toEqual(['ping', 'ping']);
+  });
+
   it('offers the token protocol plus one to echo, and parses one event per message', async () => {
     const ab = new TextEncoder().encode(line('MODIFIED', '2')).buffer as ArrayBuffer;
     const fake = scriptedSocket([{ messages: [line('ADDED', '1'), ab, line('BOOKMARK', '3')] }]);
