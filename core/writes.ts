@@ -66,6 +66,15 @@ export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
 const GENERATE_NAME_ATTEMPTS = 8;
 const GENERATE_NAME_MAX_BASE = 58;
 
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) n += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1; // surrogate pairs: 2 units, 4 bytes
+  }
+  return n;
+}
+
 export function executeWrite(store: WriteStore, env: WriteEnv, req: WriteRequest): WriteResponse {
   switch (req.verb) {
     case 'create':
@@ -90,7 +99,8 @@ function parseBody(body: string): unknown {
 }
 
 function checkSize(obj: KubeObject): void {
-  const bytes = JSON.stringify(obj).length;
+  // UTF-8 bytes, as etcd and SQLite count them: 1.5M characters of non-ASCII text would be several MB.
+  const bytes = utf8Length(JSON.stringify(obj));
   if (bytes > MAX_OBJECT_BYTES) throw new StatusError(requestEntityTooLarge(`limit is ${MAX_OBJECT_BYTES}`));
 }
 

@@ -5,6 +5,13 @@
 import { SCHEMA, type MetaKey } from './schema';
 import type { ChangeRow } from './watch-cache';
 
+// A batch read from the log stops past this many bytes of JSON (at least one row is returned): batches cross
+// RPC, whose values are limited to 32 MiB, and a thousand 1 MiB objects would not fit.
+export const LOG_BATCH_BYTES = 8 * 1024 * 1024;
+
+const EVENT_COLUMNS = 'e.revision AS revision, e.type AS type, e.key AS key, e.value AS value, coalesce(p.value, e.prev_value) AS prev_value';
+const EVENTS = 'events e LEFT JOIN events_prev p ON p.revision = e.revision';
+
 export class CanonicalLog {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(SCHEMA);
@@ -34,25 +41,30 @@ export class CanonicalLog {
   append(c: ChangeRow, at: number): void {
     if (c.type === 'DELETED') this.sql.exec('DELETE FROM objects WHERE key = ?', c.key);
     else this.sql.exec('INSERT OR REPLACE INTO objects (key, revision, value) VALUES (?, ?, ?)', c.key, c.revision, c.value);
-    this.sql.exec(
-      'INSERT INTO events (revision, type, key, value, prev_value, at) VALUES (?, ?, ?, ?, ?, ?)',
-      c.revision, c.type, c.key, c.value, c.prev_value, at,
-    );
+    this.sql.exec('INSERT INTO events (revision, type, key, value, at) VALUES (?, ?, ?, ?, ?)', c.revision, c.type, c.key, c.value, at);
+    if (c.prev_value !== null) this.sql.exec('INSERT INTO events_prev (revision, value) VALUES (?, ?)', c.revision, c.prev_value);
   }
 
-  /** Events after `revision`, oldest first; the foundational "everything since N" query. */
-  since(revision: number, limit: number): ChangeRow[] {
-    return this.sql.exec<ChangeRow>(
-      'SELECT revision, type, key, value, prev_value FROM events WHERE revision > ? ORDER BY revision LIMIT ?',
-      revision, limit,
-    ).toArray();
+  /**
+   * Events after `revision`, oldest first; the foundational "everything since N" query. At most `limit` rows and,
+   * past the first, at most `maxBytes` of JSON: the caller asks again from the last revision it got.
+   */
+  since(revision: number, limit: number, maxBytes = LOG_BATCH_BYTES): ChangeRow[] {
+    const rows: ChangeRow[] = [];
+    let bytes = 0;
+    for (const row of this.sql.exec<ChangeRow>(`SELECT ${EVENT_COLUMNS} FROM ${EVENTS} WHERE e.revision > ? ORDER BY e.revision LIMIT ?`, revision, limit)) {
+      bytes += row.value.length + (row.prev_value?.length ?? 0);
+      if (rows.length > 0 && bytes > maxBytes) break;
+      rows.push(row);
+    }
+    return rows;
   }
 
   /** Per key, its value just before its first change after `revision` (null: it did not exist then). */
   valuesBefore(revision: number, keep: (key: string) => boolean): Map<string, string | null> {
     const values = new Map<string, string | null>();
     for (const row of this.sql.exec<{ key: string; prev_value: string | null }>(
-      'SELECT key, prev_value FROM events WHERE revision > ? ORDER BY revision', revision,
+      `SELECT e.key AS key, coalesce(p.value, e.prev_value) AS prev_value FROM ${EVENTS} WHERE e.revision > ? ORDER BY e.revision`, revision,
     )) {
       if (!values.has(row.key) && keep(row.key)) values.set(row.key, row.prev_value);
     }
@@ -67,6 +79,7 @@ export class CanonicalLog {
   /** Deletes every event at or below `revision` and records it as the compaction point. */
   compact(revision: number): void {
     this.sql.exec('DELETE FROM events WHERE revision <= ?', revision);
+    this.sql.exec('DELETE FROM events_prev WHERE revision <= ?', revision);
     this.setMeta('compacted', revision);
   }
 }

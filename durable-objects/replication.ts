@@ -4,7 +4,7 @@
 // the replica from hibernating and die on every restart), and a replica that sees a gap pulls the
 // missing revisions from the log, so a lost push costs a pull, never an event.
 
-import type { CanonicalLog } from './canonical-log';
+import { LOG_BATCH_BYTES, type CanonicalLog } from './canonical-log';
 import type { ChangeRow } from './watch-cache';
 import type { WatchReplica } from './watch-replica';
 import type { Authorizer } from './authorizer';
@@ -64,8 +64,15 @@ export class Replication {
     this.subscribers.delete(name);
   }
 
-  /** One message per replica per write, whatever the number of watchers behind it. */
+  /**
+   * One message per replica per write, whatever the number of watchers behind it. A write too large for one RPC
+   * value (a collection delete of big objects) is announced by its head revision only: the replicas see the gap
+   * and pull the changes in byte-bounded batches.
+   */
   push(changes: ChangeRow[], head: number): void {
+    let bytes = 0;
+    for (const c of changes) bytes += c.value.length + (c.prev_value?.length ?? 0);
+    if (bytes > LOG_BATCH_BYTES) changes = [];
     for (const [name, stub] of this.subscribers) {
       this.messagesSent++;
       this.ctx.waitUntil(stub.receive(this.groupResource, name, changes, head, this.compacted()).catch((e: unknown) => {

@@ -1,5 +1,7 @@
 // Canonical layer: the store's SQLite schema. `objects` is the current state, `events` the revision
-// log; both are written in one transaction per write, so they cannot disagree.
+// log; both are written in one transaction per write, so they cannot disagree. An event's previous value
+// lives in `events_prev`, a row of its own: a Durable Object's SQLite row is at most 2 MB, and an object and
+// its previous state can each be 1.5 MiB. (`events.prev_value` is only read, for logs written before.)
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS objects (
@@ -14,6 +16,10 @@ CREATE TABLE IF NOT EXISTS events (
   value TEXT NOT NULL,
   prev_value TEXT,
   at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events_prev (
+  revision INTEGER PRIMARY KEY,
+  value TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta (
   name TEXT PRIMARY KEY,
