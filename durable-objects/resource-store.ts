@@ -4,7 +4,7 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import { lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
-import { internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
+import { badRequest, internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
 import type { KubeObject } from '../core/object-meta';
 import { objectKey, namespacePrefix } from '../core/object-key';
@@ -61,6 +61,13 @@ export interface WriteOptions {
 
 const LOG_BATCH_LIMIT = 1000;
 
+/** One change committed to SQLite, on its way to the watch cache and the replicas. */
+interface Committed {
+  row: ChangeRow;
+  object: KubeObject;
+  prev: StateEntry | undefined;
+}
+
 export class ResourceStore extends DurableObject<StoreEnv> {
   private readonly log: CanonicalLog;
   private type: ResourceType | undefined;
@@ -107,7 +114,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       const page = readPage(this.entriesFor(plan, prefix, revision), {
         selectors, hasSelectors, limit: plan.limit, revision,
       }, (after) => this.cache.state.countFrom(prefix, after));
-      const body = renderList(type, page, formatRevision(revision), req.format, Date.now());
+      const body = renderList(type, page, formatRevision(revision), req.format, Date.now(), this.cache.onRenderError);
       return new Response(body, { headers: { 'content-type': 'application/json' } });
     } catch (e) {
       return statusResponse(failure(e).status);
@@ -188,7 +195,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation }: WriteOptions): StoreReply {
     const warnings: string[] = [];
-    const changes: { row: ChangeRow; object: KubeObject; prev: StateEntry | undefined }[] = [];
+    const changes: Committed[] = [];
     let next = this.cache.revision;
     const now = Date.now();
     const state = this.cache.state;
@@ -215,16 +222,54 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       if (warnings.length) reply.warnings = warnings;
       return reply;
     });
-    if (changes.length === 0) return reply;
-    // Memory, watchers and replicas follow SQLite only once the transaction has committed. The output
-    // gate holds every frame and push sent here until the write is durable.
-    for (const c of changes) this.cache.apply(this.cache.event(c.row, now, c.object, c.prev));
+    if (changes.length) this.publish(changes, now);
+    return reply;
+  }
+
+  /**
+   * Memory, watchers and replicas follow SQLite only once the transaction has committed. The output
+   * gate holds every frame and push sent here until the write is durable. Nothing here may stop the
+   * push to replicas: the hub isolates each watcher, and a change that fails to apply is logged.
+   */
+  private publish(changes: Committed[], now: number): void {
+    for (const c of changes) {
+      try {
+        this.cache.apply(this.cache.event(c.row, now, c.object, c.prev));
+      } catch (e) {
+        console.error(`applying revision ${c.row.revision} to the watch cache failed`, e);
+      }
+    }
     this.writes++;
     this.eventCount += changes.length;
     // Compact first, so the push tells replicas the compaction point this write produced.
     this.compactIfNeeded(now);
-    this.replication.push(changes.map((c) => c.row), this.cache.revision);
-    return reply;
+    this.replication.push(changes.map((c) => c.row), changes[changes.length - 1].row.revision);
+  }
+
+  /**
+   * Test hook (only routed when ENABLE_TEST_HOOKS is set): commits `object` as it is, without admission,
+   * defaulting or validation, as ADDED or MODIFIED through the same log, watch cache and replica push as
+   * any write, so tests can plant objects the API would refuse. Only metadata.name is required.
+   */
+  async rawWrite(groupResource: string, object: KubeObject): Promise<Result<StoreReply>> {
+    return this.guard(groupResource, (type) => {
+      const name = object?.metadata?.name;
+      if (typeof name !== 'string' || !name) throw new StatusError(badRequest('raw write: metadata.name is required'));
+      const namespace = type.namespaced ? String(object.metadata.namespace ?? '') : '';
+      if (type.namespaced && !namespace) throw new StatusError(badRequest('raw write: metadata.namespace is required'));
+      const key = objectKey(namespace, name);
+      const now = Date.now();
+      const prev = this.cache.state.get(key);
+      const revision = this.cache.revision + 1;
+      object.metadata.resourceVersion = formatRevision(revision);
+      const row: ChangeRow = { revision, type: prev ? 'MODIFIED' : 'ADDED', key, value: JSON.stringify(object), prev_value: prev?.json ?? null };
+      this.ctx.storage.transactionSync(() => {
+        this.log.append(row, now);
+        this.log.setMeta('revision', revision);
+      });
+      this.publish([{ row, object, prev }], now);
+      return { code: prev ? 200 : 201, body: row.value, revision };
+    });
   }
 
   /** Retention by count and/or age; what is compacted answers 410 Expired from then on. */

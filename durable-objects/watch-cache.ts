@@ -9,7 +9,8 @@ import { namespacePrefix } from '../core/object-key';
 import { ObjectState, type StateEntry } from '../core/object-state';
 import { objectFields } from '../core/selectors/object-fields';
 import { RevisionWaiters } from '../core/revision-waiters';
-import { toTable } from '../core/table';
+import { toTableIsolated } from '../core/table-isolated';
+import { logRenderError } from '../core/list-render';
 import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
 import { WatchHub, type HubStats, type Watcher, type WatchRequest } from '../core/watch-hub';
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
@@ -72,6 +73,12 @@ export class WatchCache {
   private readonly sockets = new Map<WebSocket, Watcher>();
   private readonly flusher = new StreamFlusher();
   private alarmAt: number | undefined;
+  private tableFallbacks = 0;
+  /** For lists and watch frames: an object whose Table row fell back to null cells. */
+  readonly onRenderError = (object: object, error: unknown): void => {
+    this.tableFallbacks++;
+    logRenderError(object, error);
+  };
 
   constructor(private readonly o: WatchCacheOptions) {
     this.revision = o.revision;
@@ -86,7 +93,7 @@ export class WatchCache {
       entries: (namespace) => this.state.range(namespacePrefix(namespace)),
       readLog: async (after, limit) => (await o.readLog(after, limit)).map((row) => this.event(row, 0)),
       waitFor: (revision, ms) => this.waiters.wait(revision, ms),
-      table: (json, headers) => JSON.stringify(toTable(type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers })),
+      table: (json, headers) => JSON.stringify(toTableIsolated(type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers }, this.onRenderError)),
       triggerOf: type.watchIndexField ? (fields) => fields[type.watchIndexField!] : undefined,
       yieldTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
     }, {
@@ -100,7 +107,9 @@ export class WatchCache {
 
   entry(key: string, revision: number, json: string, parsed?: KubeObject): StateEntry {
     const obj = parsed ?? (JSON.parse(json) as KubeObject);
-    return { key, revision, json, labels: obj.metadata.labels ?? {}, fields: objectFields(this.o.type, obj) };
+    const labels = obj.metadata?.labels;
+    // An object stored with odd metadata still becomes an entry: nothing after a commit may throw.
+    return { key, revision, json, labels: labels && typeof labels === 'object' ? labels : {}, fields: objectFields(this.o.type, obj) };
   }
 
   /** A logged change as a watch event; `prev` comes from the row, so selector transitions work anywhere. */
@@ -108,7 +117,7 @@ export class WatchCache {
     const obj = parsed ?? (JSON.parse(row.value) as KubeObject);
     return {
       revision: row.revision, type: row.type, key: row.key, at,
-      namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '',
+      namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '',
       object: this.entry(row.key, row.revision, row.value, obj),
       prev: prev ?? (row.prev_value === null ? undefined : this.entry(row.key, 0, row.prev_value)),
     };
@@ -120,7 +129,11 @@ export class WatchCache {
     else this.state.set(ev.object);
     this.revision = ev.revision;
     this.window.append(ev, ev.at || Date.now());
-    this.hub.publish(ev);
+    try {
+      this.hub.publish(ev); // isolates each watcher; this guards what remains (waiters, replicas)
+    } catch (e) {
+      console.error('publish failed', e);
+    }
     ev.frames = undefined;
     this.waiters.advance(this.revision);
   }
@@ -224,7 +237,11 @@ export class WatchCache {
   }
 
   stats(): CacheStats {
-    return { ...this.hub.stats, watchers: this.hub.size, revision: this.revision, objects: this.state.size, windowEvents: this.window.size };
+    const hub = this.hub.stats;
+    return {
+      ...hub, watchers: this.hub.size, revision: this.revision, objects: this.state.size, windowEvents: this.window.size,
+      renderErrors: hub.renderErrors + this.tableFallbacks, sinkErrors: hub.sinkErrors + this.flusher.errors,
+    };
   }
 
   private acceptSocket(target: WatchTarget, req: WatchRequest, now: number, protocol: string | null): Response {

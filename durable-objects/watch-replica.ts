@@ -95,7 +95,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
       const page = readPage(cache.state.range(prefix, plan.start), {
         selectors, hasSelectors: opts.labelSelector !== '' || opts.fieldSelector !== '', limit: plan.limit, revision: cache.revision,
       }, (after) => cache.state.countFrom(prefix, after));
-      return new Response(renderList(type, page, formatRevision(cache.revision), req.format, Date.now()), {
+      return new Response(renderList(type, page, formatRevision(cache.revision), req.format, Date.now(), cache.onRenderError), {
         headers: { 'content-type': 'application/json' },
       });
     } catch (e) {
@@ -127,7 +127,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
 
   async stats(groupResource: string, name: string): Promise<ReplicaStats> {
     this.identify(name, groupResource);
-    const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, revision: 0, objects: 0, windowEvents: 0 };
+    const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, revision: 0, objects: 0, windowEvents: 0 };
     return {
       ...cache,
       name,

@@ -15,6 +15,7 @@ const NEWLINE = new TextEncoder().encode('\n');
 export class StreamFlusher {
   private readonly pending = new Set<() => void>();
   private scheduled = false;
+  errors = 0; // flushes that threw: counted in /metrics as sink errors
 
   schedule(flush: () => void): void {
     this.pending.add(flush);
@@ -27,7 +28,15 @@ export class StreamFlusher {
     this.scheduled = false;
     const flushes = [...this.pending];
     this.pending.clear();
-    for (const f of flushes) f();
+    // One stream that throws must not keep the others' frames in their queues.
+    for (const f of flushes) {
+      try {
+        f();
+      } catch (e) {
+        this.errors++;
+        console.error('watch stream flush failed', e);
+      }
+    }
   }
 }
 
@@ -56,7 +65,14 @@ export function streamSink(limitBytes: number, onCancel: () => void, flusher: St
     }
     pending = [];
     pendingBytes = 0;
-    controller.enqueue(chunk);
+    try {
+      controller.enqueue(chunk);
+    } catch (e) {
+      // The stream errored under us (client gone): drop the watcher, then report it.
+      closed = true;
+      onCancel();
+      throw e;
+    }
   };
   const body = new ReadableStream<Uint8Array>(
     {

@@ -5,7 +5,8 @@ import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import { groupResource, type ResourceType } from '../../core/registry';
 import { badRequest, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
-import { toTable } from '../../core/table';
+import { toTableIsolated } from '../../core/table-isolated';
+import { logRenderError } from '../../core/list-render';
 import type { StoreReply } from '../../durable-objects/resource-store';
 import type { WriteRequest } from '../../core/writes';
 import { parseSelectors } from '../../core/list-options';
@@ -60,9 +61,9 @@ async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<R
   const format = listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined);
   if (format.as !== 'Table') return reply(result);
   const obj = JSON.parse(result.value.body);
-  const table = toTable(type, [obj], {
+  const table = toTableIsolated(type, [obj], {
     includeObject: format.includeObject, now: Date.now(), listMeta: { resourceVersion: obj.metadata?.resourceVersion },
-  });
+  }, logRenderError);
   return json(200, JSON.stringify(table));
 }
 
