@@ -16,7 +16,7 @@ import { formatRevision } from '../core/revision';
 import { renderList, type ListFormat } from '../core/list-render';
 import { scaleOf } from '../core/scale';
 import type { FieldValidation } from '../core/validation/known-fields';
-import { WATCH_HEADERS } from './watch-headers';
+import { WATCH_HEADERS } from '../core/watch-headers';
 import { SEEDS } from '../core/bootstrap';
 import { CanonicalLog } from './canonical-log';
 import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';

@@ -16,7 +16,9 @@ import { WatchHub, type HubStats, type Watcher, type WatchRequest } from '../cor
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
 import { socketSink, streamSink, StreamFlusher } from './watch-sinks';
-import { WATCH_HEADERS } from './watch-headers';
+import { DEFAULT_MAX_WATCHES_PER_USER, WatchQuota } from '../core/watch-quota';
+import type { Sink } from '../core/watch-hub';
+import { WATCH_HEADERS } from '../core/watch-headers';
 
 /** Tunables from wrangler.toml [vars], shared by the store and its replicas. */
 export interface WatchSettings {
@@ -26,6 +28,7 @@ export interface WatchSettings {
   WATCH_BUFFER_BYTES?: string;
   WATCH_HEARTBEAT_SECONDS?: string;
   MAX_WATCHERS?: string;
+  MAX_WATCHES_PER_USER?: string;
 }
 
 /** One change as stored in the log and pushed to replicas: the stored JSON, before and after. */
@@ -62,7 +65,10 @@ const DRAIN_WAIT_MS = 30_000;
 interface SocketAttachment {
   target: WatchTarget;
   deadline: number;
+  user?: string; // counted in the per-user quota; absent: exempt
 }
+
+const TOO_MANY = 'Too many requests, please try again later.';
 
 export class WatchCache {
   readonly state = new ObjectState();
@@ -74,6 +80,7 @@ export class WatchCache {
   private readonly flusher = new StreamFlusher();
   private alarmAt: number | undefined;
   private tableFallbacks = 0;
+  private readonly quota: WatchQuota;
   /** For lists and watch frames: an object whose Table row fell back to null cells. */
   readonly onRenderError = (object: object, error: unknown): void => {
     this.tableFallbacks++;
@@ -82,6 +89,7 @@ export class WatchCache {
 
   constructor(private readonly o: WatchCacheOptions) {
     this.revision = o.revision;
+    this.quota = new WatchQuota(this.setting('MAX_WATCHES_PER_USER', DEFAULT_MAX_WATCHES_PER_USER));
     const { type } = o;
     this.window = new WatchWindow({ ...DEFAULT_WINDOW, maxEvents: this.setting('WATCH_WINDOW_EVENTS', DEFAULT_WINDOW.maxEvents) }, o.revision);
     this.hub = new WatchHub({
@@ -162,29 +170,41 @@ export class WatchCache {
       const req = parseWatchRequest(this.o.type, target, {
         now, minTimeoutSeconds: this.setting('WATCH_MIN_TIMEOUT_SECONDS', 1800), random: Math.random,
       });
-      if (this.hub.size >= this.setting('MAX_WATCHERS', 6000)) {
-        throw new StatusError(tooManyRequests('Too many requests, please try again later.', 1));
+      if (this.hub.size >= this.setting('MAX_WATCHERS', 6000)) throw new StatusError(tooManyRequests(TOO_MANY, 1));
+      const user = h.get(WATCH_HEADERS.user) || undefined;
+      if (user !== undefined && !this.quota.admit(user)) throw new StatusError(tooManyRequests(TOO_MANY, 1));
+      const release = user === undefined ? () => undefined : this.quota.hold(user);
+      try {
+        return this.startWatch(h, target, req, now, user, release);
+      } catch (e) {
+        release();
+        throw e;
       }
-      if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol));
-      let watcher: Watcher | undefined;
-      const { sink, body } = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher), this.flusher);
-      this.hub.start(req, sink, now).then((w) => {
-        watcher = w;
-        this.wakeAt(w.nextDue());
-      }, (e) => console.error('watch failed', e));
-      return new Response(body, {
-        headers: {
-          'content-type': 'application/json',
-          // Local dev gzips JSON for clients that accept it, which holds events back until the end.
-          'content-encoding': 'identity',
-          'cache-control': 'no-cache, private',
-        },
-      });
     } catch (e) {
       if (e instanceof StatusError) return statusResponse(e.status);
       console.error('watch error', e);
       return statusResponse(internalError(String(e)));
     }
+  }
+
+  private startWatch(h: Headers, target: WatchTarget, req: WatchRequest, now: number, user: string | undefined, release: () => void): Response {
+    if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol), user, release);
+    let watcher: Watcher | undefined;
+    const stream = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher), this.flusher);
+    const { body } = stream;
+    const sink = releasing(stream.sink, release);
+    this.hub.start(req, sink, now).then((w) => {
+      watcher = w;
+      this.wakeAt(w.nextDue());
+    }, (e) => console.error('watch failed', e));
+    return new Response(body, {
+      headers: {
+        'content-type': 'application/json',
+        // Local dev gzips JSON for clients that accept it, which holds events back until the end.
+        'content-encoding': 'identity',
+        'cache-control': 'no-cache, private',
+      },
+    });
   }
 
   /** The client closed its socket (or it failed): drop its watcher and finish the close handshake. */
@@ -220,7 +240,12 @@ export class WatchCache {
       try {
         const parsed = parseWatchRequest(this.o.type, a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
         const req: WatchRequest = { ...parsed, deadline: a.deadline, initialEvents: false, watchList: false, after: seenUpTo ?? this.revision };
-        this.track(ws, this.hub.start(req, socketSink(ws), now));
+        let sink = socketSink(ws);
+        if (a.user !== undefined) {
+          this.quota.restore(a.user);
+          sink = releasing(sink, this.quota.hold(a.user));
+        }
+        this.track(ws, this.hub.start(req, sink, now));
       } catch (e) {
         console.error('could not restore watcher', e);
         ws.close(1011, 'watch lost');
@@ -244,12 +269,14 @@ export class WatchCache {
     };
   }
 
-  private acceptSocket(target: WatchTarget, req: WatchRequest, now: number, protocol: string | null): Response {
+  private acceptSocket(target: WatchTarget, req: WatchRequest, now: number, protocol: string | null, user: string | undefined, release: () => void): Response {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.o.ctx.acceptWebSocket(server);
-    server.serializeAttachment({ target, deadline: req.deadline } satisfies SocketAttachment);
-    this.track(server, this.hub.start(req, socketSink(server), now));
+    const attachment: SocketAttachment = { target, deadline: req.deadline };
+    if (user !== undefined) attachment.user = user;
+    server.serializeAttachment(attachment);
+    this.track(server, this.hub.start(req, releasing(socketSink(server), release), now));
     const headers: Record<string, string> = {};
     if (protocol) headers['sec-websocket-protocol'] = protocol;
     return new Response(null, { status: 101, webSocket: client, headers });
@@ -268,4 +295,14 @@ export class WatchCache {
     const v = Number(raw);
     return raw !== undefined && raw !== '' && Number.isFinite(v) ? v : fallback;
   }
+}
+
+/** `sink`, giving its watcher's quota back when the hub closes it. */
+function releasing(sink: Sink, release: () => void): Sink {
+  const close = sink.close.bind(sink);
+  sink.close = () => {
+    release();
+    close();
+  };
+  return sink;
 }

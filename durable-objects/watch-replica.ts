@@ -13,7 +13,7 @@ import { namespacePrefix } from '../core/object-key';
 import { formatRevision } from '../core/revision';
 import { renderList } from '../core/list-render';
 import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
-import { WATCH_HEADERS } from './watch-headers';
+import { WATCH_HEADERS } from '../core/watch-headers';
 import type { ListRequest, ResourceStore } from './resource-store';
 
 export interface ReplicaBindings extends WatchSettings {

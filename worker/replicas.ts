@@ -8,7 +8,8 @@ import type { Bindings } from './env';
 // request.cf.continent → Durable Object location hint.
 const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'weur', AF: 'afr', AS: 'apac', OC: 'oc', AN: 'oc' };
 
-// Test and operator overrides: pick the location and the replica index explicitly.
+// Test and operator overrides: pick the location and the replica index explicitly. These are the only
+// x-edgeplane-* headers a client may send; the internal ones (core/watch-headers.ts) are never forwarded.
 export const LOCATION_HEADER = 'x-edgeplane-location';
 export const REPLICA_INDEX_HEADER = 'x-edgeplane-replica-index';
 
@@ -17,14 +18,20 @@ export interface ReplicaChoice {
   stub: DurableObjectStub<import('../durable-objects/watch-replica').WatchReplica>;
 }
 
-export function replicaFor(env: Bindings, type: ResourceType, req: Request): ReplicaChoice | undefined {
+/**
+ * The replica serving `client` (see clientKey): in its location, the replica its key hashes to, so one
+ * client's watches and lists keep landing on the same replica (warm, and resuming where it left off)
+ * while different clients spread over all REPLICAS_PER_LOCATION of them.
+ */
+export function replicaFor(env: Bindings, type: ResourceType, req: Request, client: string): ReplicaChoice | undefined {
   const locations = (env.REPLICA_LOCATIONS ?? '').split(',').map((l) => l.trim()).filter(Boolean);
   if (locations.length === 0) return undefined;
   const wanted = req.headers.get(LOCATION_HEADER) ?? CONTINENT_HINTS[(req as { cf?: { continent?: string } }).cf?.continent ?? ''];
   const location = wanted && locations.includes(wanted) ? wanted : locations[0];
   const count = Math.max(1, Number(env.REPLICAS_PER_LOCATION ?? 1) || 1);
-  const asked = Number(req.headers.get(REPLICA_INDEX_HEADER));
-  const index = Number.isInteger(asked) && asked >= 0 ? asked % count : Math.floor(Math.random() * count);
+  const header = req.headers.get(REPLICA_INDEX_HEADER);
+  const asked = header === null || header.trim() === '' ? NaN : Number(header);
+  const index = Number.isInteger(asked) && asked >= 0 ? asked % count : fnv1a(client) % count;
   const name = replicaName(type, location, index);
   return { name, stub: env.REPLICA.get(env.REPLICA.idFromName(name), { locationHint: location as DurableObjectLocationHint }) };
 }
@@ -46,4 +53,19 @@ export function servableByReplica(q: URLSearchParams): boolean {
   if (match === 'NotOlderThan') return true;
   // Without a match, RV=N with a limit is the legacy exact rule (apiserver: served from etcd).
   return rv === '0' || !q.get('limit');
+}
+
+/** Who a client is for replica placement: its user and, behind Cloudflare, its address. */
+export function clientKey(username: string, req: Request): string {
+  return `${username}\u0000${req.headers.get('cf-connecting-ip') ?? ''}`;
+}
+
+/** 32-bit FNV-1a: a cheap, well-spread hash of a short string (never used for security). */
+export function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }

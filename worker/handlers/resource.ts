@@ -21,7 +21,7 @@ import { watch } from './watch';
 import { review, tokenRequest } from './reviews';
 import { preventEscalation, RBAC_GROUP } from './escalation';
 import { allAuthorizers } from '../authz';
-import { replicaFor, servableByReplica } from '../replicas';
+import { clientKey, replicaFor, servableByReplica } from '../replicas';
 
 type Ctx = Context<AppEnv>;
 
@@ -41,7 +41,7 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
       const req = {
         namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
       };
-      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw) : undefined;
+      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw, clientKey(c.get('user').username, c.req.raw)) : undefined;
       if (replica) return replica.stub.list(groupResource(type), replica.name, req);
       return storeFor(c.env, type).list(groupResource(type), req);
     }
