@@ -21,6 +21,8 @@ import { SEEDS } from '../core/bootstrap';
 import { CanonicalLog } from './canonical-log';
 import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
 import { Replication, type ReplicaEnv, type SubscribeReply } from './replication';
+import { NamespaceFence } from './namespace-fence';
+import { namespaceTerminating } from '../core/namespace-terminating';
 
 export interface StoreEnv extends WatchSettings, ReplicaEnv {
   EVENT_RETENTION_COUNT?: string;
@@ -57,6 +59,8 @@ export interface StoreReply {
 export interface WriteOptions {
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
+  // For creates the front door admitted: the namespace's resourceVersion it saw (see NamespaceFence).
+  namespaceRevision?: number;
 }
 
 const LOG_BATCH_LIMIT = 1000;
@@ -70,6 +74,7 @@ interface Committed {
 
 export class ResourceStore extends DurableObject<StoreEnv> {
   private readonly log: CanonicalLog;
+  private readonly fence: NamespaceFence;
   private type: ResourceType | undefined;
   private compacted: number;
   private eventCount: number;
@@ -80,6 +85,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
     this.log = new CanonicalLog(ctx.storage.sql);
+    this.fence = new NamespaceFence(ctx.storage.sql);
     this.compacted = this.log.meta('compacted');
     this.eventCount = this.log.eventCount();
     // A store that has served before knows its type: load now, take back watchers whose sockets
@@ -123,6 +129,19 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   async write(groupResource: string, req: WriteRequest, options: WriteOptions = {}): Promise<Result<StoreReply>> {
     return this.guard(groupResource, (type) => this.applyWrite(type, req, options));
+  }
+
+  /**
+   * Namespace deletion, for one type: fences `namespace` at `revision` (the namespaces-store revision
+   * that marked it Terminating) and deletes its objects, in one call, so no create slips in between.
+   */
+  async terminateNamespace(groupResource: string, namespace: string, revision: number): Promise<Result<StoreReply>> {
+    return this.guard(groupResource, (type) => {
+      this.fence.raise(namespace, revision);
+      return this.applyWrite(type, {
+        verb: 'deletecollection', namespace, body: '', query: {}, selectors: parseSelectors({ labelSelector: '', fieldSelector: '' }),
+      }, {});
+    });
   }
 
   /** Watches arrive as fetches (HTTP streaming or a WebSocket upgrade) with the target in headers. */
@@ -193,7 +212,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     };
   }
 
-  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation }: WriteOptions): StoreReply {
+  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, namespaceRevision }: WriteOptions): StoreReply {
     const warnings: string[] = [];
     const changes: Committed[] = [];
     let next = this.cache.revision;
@@ -206,12 +225,16 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           return e ? (JSON.parse(e.json) as KubeObject) : undefined;
         },
         objects: (namespace) => [...state.range(namespacePrefix(namespace))].map((e) => JSON.parse(e.json) as KubeObject),
-        commit: (type, key, object) => {
+        commit: (kind, key, object) => {
+          const namespace = object.metadata.namespace ?? '';
+          if (kind === 'ADDED' && namespaceRevision !== undefined && namespace && this.fence.blocks(namespace, namespaceRevision)) {
+            throw new StatusError(namespaceTerminating(type, object.metadata.name ?? '', namespace));
+          }
           if (dryRun) return object;
           next += 1;
           object.metadata.resourceVersion = formatRevision(next);
           const prev = state.get(key);
-          const row: ChangeRow = { revision: next, type, key, value: JSON.stringify(object), prev_value: prev?.json ?? null };
+          const row: ChangeRow = { revision: next, type: kind, key, value: JSON.stringify(object), prev_value: prev?.json ?? null };
           this.log.append(row, now);
           changes.push({ row, object, prev });
           return object;

@@ -79,10 +79,11 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   if (info.verb === 'create' && !type.stored) return review(c, type, body);
   if (info.verb === 'create' && subresource === 'token' && type.subresources.includes('token')) return tokenRequest(c, info, body);
   let req: WriteRequest;
+  let namespaceRevision: number | undefined;
   switch (info.verb) {
     case 'create':
       if (name || subresource) throw new StatusError(methodNotAllowed());
-      await admitCreate(c.env, type, namespace, body);
+      namespaceRevision = await admitCreate(c.env, type, namespace, body);
       req = { verb: 'create', namespace, body };
       break;
     case 'update':
@@ -104,7 +105,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   }
   const isRbac = type.group === RBAC_GROUP;
   if (isRbac && (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch')) await preventEscalation(c, type, info, req);
-  const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation });
+  const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation, namespaceRevision });
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
   if (isRbac && result.ok && result.value.revision) {
     await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));
