@@ -178,8 +178,9 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     return this.log.since(after, Math.min(limit, LOG_BATCH_LIMIT));
   }
 
-  override async webSocketMessage(): Promise<void> {
-    // Like kube-apiserver, anything a watch client sends is ignored.
+  override async webSocketMessage(ws: WebSocket): Promise<void> {
+    // Like kube-apiserver, what a watch client sends is ignored, except as a sign it is reading.
+    this.cache?.socketHeard(ws);
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {

@@ -15,7 +15,7 @@ import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
 import { WatchHub, type HubStats, type Watcher, type WatchRequest } from '../core/watch-hub';
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
-import { socketSink, streamSink, StreamFlusher } from './watch-sinks';
+import { socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchQuota } from '../core/watch-quota';
 import type { Sink } from '../core/watch-hub';
 import { WATCH_HEADERS } from '../core/watch-headers';
@@ -29,6 +29,7 @@ export interface WatchSettings {
   WATCH_HEARTBEAT_SECONDS?: string;
   MAX_WATCHERS?: string;
   MAX_WATCHES_PER_USER?: string;
+  WATCH_SOCKET_BUDGET_BYTES?: string;
 }
 
 /** One change as stored in the log and pushed to replicas: the stored JSON, before and after. */
@@ -50,6 +51,7 @@ export interface WatchCacheOptions {
 }
 
 export interface CacheStats extends HubStats {
+  socketStalls: number; // WebSocket watchers closed for sending past their budget unheard
   revision: number;
   objects: number;
   windowEvents: number;
@@ -60,6 +62,12 @@ export const FRESHNESS_WAIT_MS = 3000;
 const REPLAY_BATCH = 500;
 // A catching-up client that takes nothing from its full buffer for this long is closed; it may resume.
 const DRAIN_WAIT_MS = 30_000;
+// Bytes a WebSocket watcher may be sent without the client being heard from (see SocketBudget): a stalled
+// socket holds at most this much in the runtime; a client that never sends resumes after each 16 MiB.
+const DEFAULT_SOCKET_BUDGET_BYTES = 16 * 1024 * 1024;
+// A client proves it is reading by sending this text; the runtime answers it without waking the object.
+export const SOCKET_PING = 'ping';
+export const SOCKET_PONG = 'pong';
 
 /** A watcher's identity kept on its hibernatable socket, so it can be rebuilt after eviction. */
 interface SocketAttachment {
@@ -81,6 +89,9 @@ export class WatchCache {
   private alarmAt: number | undefined;
   private tableFallbacks = 0;
   private readonly quota: WatchQuota;
+  private readonly heard = new Map<WebSocket, number>();
+  private socketStalls = 0;
+  private readonly budget: SocketBudget;
   /** For lists and watch frames: an object whose Table row fell back to null cells. */
   readonly onRenderError = (object: object, error: unknown): void => {
     this.tableFallbacks++;
@@ -90,6 +101,16 @@ export class WatchCache {
   constructor(private readonly o: WatchCacheOptions) {
     this.revision = o.revision;
     this.quota = new WatchQuota(this.setting('MAX_WATCHES_PER_USER', DEFAULT_MAX_WATCHES_PER_USER));
+    o.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(SOCKET_PING, SOCKET_PONG));
+    this.budget = {
+      budgetBytes: this.setting('WATCH_SOCKET_BUDGET_BYTES', DEFAULT_SOCKET_BUDGET_BYTES),
+      lastHeard: (ws) => Math.max(this.heard.get(ws) ?? 0, o.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0),
+      stalled: () => this.socketStalls++,
+      closed: (ws) => {
+        this.heard.delete(ws);
+        this.sockets.delete(ws);
+      },
+    };
     const { type } = o;
     this.window = new WatchWindow({ ...DEFAULT_WINDOW, maxEvents: this.setting('WATCH_WINDOW_EVENTS', DEFAULT_WINDOW.maxEvents) }, o.revision);
     this.hub = new WatchHub({
@@ -207,10 +228,16 @@ export class WatchCache {
     });
   }
 
+  /** The client sent a message: it is reading (see SocketBudget). Its content is ignored, as in kube. */
+  socketHeard(ws: WebSocket): void {
+    this.heard.set(ws, Date.now());
+  }
+
   /** The client closed its socket (or it failed): drop its watcher and finish the close handshake. */
   socketClosed(ws: WebSocket): void {
     const w = this.sockets.get(ws);
     this.sockets.delete(ws);
+    this.heard.delete(ws);
     if (w) this.hub.close(w);
     try {
       // Completes the close handshake even where the runtime does not answer a client's close itself.
@@ -240,7 +267,7 @@ export class WatchCache {
       try {
         const parsed = parseWatchRequest(this.o.type, a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
         const req: WatchRequest = { ...parsed, deadline: a.deadline, initialEvents: false, watchList: false, after: seenUpTo ?? this.revision };
-        let sink = socketSink(ws);
+        let sink = socketSink(ws, this.budget);
         if (a.user !== undefined) {
           this.quota.restore(a.user);
           sink = releasing(sink, this.quota.hold(a.user));
@@ -264,7 +291,7 @@ export class WatchCache {
   stats(): CacheStats {
     const hub = this.hub.stats;
     return {
-      ...hub, watchers: this.hub.size, revision: this.revision, objects: this.state.size, windowEvents: this.window.size,
+      ...hub, socketStalls: this.socketStalls, watchers: this.hub.size, revision: this.revision, objects: this.state.size, windowEvents: this.window.size,
       renderErrors: hub.renderErrors + this.tableFallbacks, sinkErrors: hub.sinkErrors + this.flusher.errors,
     };
   }
@@ -276,7 +303,7 @@ export class WatchCache {
     const attachment: SocketAttachment = { target, deadline: req.deadline };
     if (user !== undefined) attachment.user = user;
     server.serializeAttachment(attachment);
-    this.track(server, this.hub.start(req, releasing(socketSink(server), release), now));
+    this.track(server, this.hub.start(req, releasing(socketSink(server, this.budget), release), now));
     const headers: Record<string, string> = {};
     if (protocol) headers['sec-websocket-protocol'] = protocol;
     return new Response(null, { status: 101, webSocket: client, headers });

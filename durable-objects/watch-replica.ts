@@ -127,7 +127,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
 
   async stats(groupResource: string, name: string): Promise<ReplicaStats> {
     this.identify(name, groupResource);
-    const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, revision: 0, objects: 0, windowEvents: 0 };
+    const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, socketStalls: 0, revision: 0, objects: 0, windowEvents: 0 };
     return {
       ...cache,
       name,
@@ -155,8 +155,9 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
     this.ctx.abort('aborted by test hook');
   }
 
-  override async webSocketMessage(): Promise<void> {
-    // Like kube-apiserver, anything a watch client sends is ignored.
+  override async webSocketMessage(ws: WebSocket): Promise<void> {
+    // Like kube-apiserver, what a watch client sends is ignored, except as a sign it is reading.
+    this.cache?.socketHeard(ws);
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {

@@ -2,7 +2,7 @@
 // namespace and across all of them, the per-user watch quota, clients spread over the replicas of a
 // location, and namespace deletion racing concurrent creates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, metric, startTestGateway, stopTestGateway, watcherCount, type Running } from './fixtures';
+import { http, startTestGateway, stopTestGateway, watcherCount, type Running } from './fixtures';
 import { httpWatch, wsWatch, type OpenWatch, type WatchEventMsg } from './watch-streams';
 
 const USERS = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8'];
