@@ -64,15 +64,22 @@ for (const mode of ['store', 'replica'] as const) {
       await raw('one', 'ADDED');
       await create('b');
       await raw('two', 'MODIFIED');
+      // Through the API: accepted while pods are not validated against their schema (then it is one
+      // more unrenderable object every watcher must get), refused with 422 once they are.
+      await create('bad-api');
+      const viaApi = await http(r, 'PATCH', `${pods}/bad-api/status`, { status: { conditions: 5 } }, { 'content-type': 'application/merge-patch+json' });
+      if (viaApi.status === 200) expected.push(`MODIFIED:bad-api@${viaApi.json.metadata.resourceVersion}`);
+      else expect(viaApi.status).toBe(422);
+      const names = ['a', 'b', 'bad', 'bad-api'];
 
       // Lists stay 200 with every item; the bad Table row keeps its name, null for what cannot be printed.
       const list = await http(r, 'GET', pods);
       expect(list.status).toBe(200);
-      expect(list.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['a', 'b', 'bad']);
+      expect(list.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(names);
       for (const q of ['', '?resourceVersion=0']) {
         const table = await http(r, 'GET', pods + q, undefined, TABLE);
         expect(table.status).toBe(200);
-        expect(table.json.rows.map((row: { cells: unknown[] }) => row.cells[0])).toEqual(['a', 'b', 'bad']);
+        expect(table.json.rows.map((row: { cells: unknown[] }) => row.cells[0])).toEqual(names);
         expect(table.json.rows[2].cells.slice(0, 4)).toEqual(['bad', null, null, null]);
       }
       const one = await http(r, 'GET', `${pods}/bad`, undefined, TABLE);
