@@ -1,6 +1,8 @@
 // Client: request URLs. The server may carry a path prefix (behind a proxy), so paths are appended to it
 // rather than resolved against it, which would drop the prefix.
 
+import { encode as base64url } from 'jose/base64url';
+
 type QueryValue = string | number | boolean | undefined;
 
 export function apiUrl(server: string, path: string, query: Record<string, QueryValue> = {}): URL {
@@ -20,9 +22,5 @@ export function socketUrl(url: URL): string {
 
 /** The value kube-apiserver's WebSocket authenticator accepts in place of an Authorization header. */
 export function bearerProtocol(token: string): string {
-  const bytes = new TextEncoder().encode(token);
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  const b64url = btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  return `base64url.bearer.authorization.k8s.io.${b64url}`;
+  return `base64url.bearer.authorization.k8s.io.${base64url(token)}`;
 }

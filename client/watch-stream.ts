@@ -22,6 +22,8 @@ export interface WatchStreamOptions extends ConnectionOptions {
   allowWatchBookmarks?: boolean;
   timeoutSeconds?: number;
   signal?: AbortSignal;
+  /** The server accepted the watch (HTTP 200 or the WebSocket opened): events may follow. */
+  onOpen?(): void;
 }
 
 // Offered next to the token protocol: the server echoes one non-token protocol, and browsers fail a
@@ -83,6 +85,7 @@ async function* httpStream(o: WatchStreamOptions): AsyncGenerator<WatchEvent, St
     return { kind: 'http-error', code: res.status, status: parseStatus(text) };
   }
   if (!res.body) return { kind: 'failed', error: new Error('watch response has no body') };
+  o.onOpen?.();
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   const lines = new LineSplitter();
@@ -156,6 +159,7 @@ async function* socketStream(o: WatchStreamOptions): AsyncGenerator<WatchEvent, 
   ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
     opened = true;
+    o.onOpen?.();
   };
   ws.onmessage = (m: { data: unknown }) => {
     if (end) return;

@@ -1,6 +1,8 @@
 // Core: LIST continue tokens in apiserver's wire format (pkg/storage/continue.go): base64url of
 // {"v":"meta.k8s.io/v1","rv":N,"start":"<key>"}. Decode failures carry etcd3 store.go's exact 400 text.
 
+import { base64url } from 'jose';
+
 /** message is the whole 400 BadRequest text: `invalid continue token: continue key is not valid...`. */
 export class InvalidContinueToken extends Error {
   override readonly name = 'InvalidContinueToken';
@@ -22,7 +24,7 @@ const NOT_VALID = 'continue key is not valid';
 /** `startKey` is the last returned key plus "\u0000", so the next page begins strictly after it. */
 export function encodeContinue(rv: number, startKey: string): string {
   const json = JSON.stringify({ v: API_VERSION, rv, start: startKey }).replace(/[<>&\u2028\u2029]/g, goJsonEscape);
-  return base64UrlEncode(new TextEncoder().encode(json));
+  return base64url.encode(json);
 }
 
 export function decodeContinue(token: string): ContinuePosition {
@@ -110,20 +112,10 @@ function jsonKind(value: unknown): string {
   return typeof value; // 'string' | 'number' | 'object'
 }
 
-// ---- base64.RawURLEncoding ----
+// ---- base64.RawURLEncoding: encoding is jose's; decoding stays here because it must fail like Go's ----
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const DECODE = new Map([...ALPHABET].map((c, i) => [c.charCodeAt(0), i]));
-
-function base64UrlEncode(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    const chars = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
-    for (let j = 0; j < chars; j++) out += ALPHABET[(n >> (18 - 6 * j)) & 63];
-  }
-  return out;
-}
 
 /** Decodes quantum by quantum like Go, so a bad token reports the same input byte offset. */
 function base64UrlDecode(src: Uint8Array): Uint8Array {

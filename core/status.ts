@@ -167,6 +167,11 @@ export function internalError(message: string): Status {
   });
 }
 
+/** 503, as apimachinery's NewServiceUnavailable: the server cannot serve yet (e.g. a required secret is unset). */
+export function serviceUnavailable(message: string): Status {
+  return failure(503, 'ServiceUnavailable', message);
+}
+
 /** 504 for a resourceVersion the store has not reached; apiserver storage/errors.go NewTooLargeResourceVersionError. */
 export function tooLargeResourceVersion(requested: number, current: number, retryAfterSeconds: number): Status {
   return failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {

@@ -3,11 +3,13 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { buildUi } from './build-ui';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const BUNDLE = join(ROOT, 'dist', 'worker.js');
 
 export async function bundleWorker(): Promise<string> {
+  await buildUi();
   await build({
     entryPoints: [join(ROOT, 'worker', 'index.ts')],
     outfile: BUNDLE,

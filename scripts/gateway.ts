@@ -7,14 +7,23 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { bundleWorker, ROOT } from './build';
 import { listenDual, localCertificate } from './dual-listener';
+import { kubeconfigText } from './kubeconfig-file';
 
 export interface GatewayOptions {
   port: number; // 0 picks a free port
   persistDir: string;
-  adminToken: string;
+  // Secrets, only from here (see SECRETS): the admin token, and the ServiceAccount signing key (derived
+  // from the admin token when omitted; with neither, the Worker answers every request 503).
+  adminToken?: string;
+  serviceAccountSigningKey?: string;
   vars?: Record<string, string>; // overrides of wrangler.toml [vars]
+  scriptPath?: string; // a prebuilt bundle (the deploy build) instead of bundling worker/ now
   maxConnections?: number; // open client connections before new ones get 429
 }
+
+// wrangler also reads .dev.vars; dropping its secrets keeps a test or benchmark gateway from serving with a
+// developer's tokens, and lets a caller start one with no secrets at all.
+const SECRETS = ['ADMIN_TOKEN', 'SERVICE_ACCOUNT_SIGNING_KEY'];
 
 // Under the 20,000 descriptors a process may hold here: two per proxied connection in this process.
 const DEFAULT_MAX_CONNECTIONS = 9000;
@@ -28,15 +37,20 @@ export interface Gateway {
 }
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
-  const scriptPath = await bundleWorker();
+  const scriptPath = opts.scriptPath ?? (await bundleWorker());
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
+  const bindings: Record<string, unknown> = { ...workerOptions.bindings };
+  for (const name of SECRETS) delete bindings[name];
+  Object.assign(bindings, opts.vars);
+  if (opts.adminToken) bindings.ADMIN_TOKEN = opts.adminToken;
+  if (opts.serviceAccountSigningKey) bindings.SERVICE_ACCOUNT_SIGNING_KEY = opts.serviceAccountSigningKey;
   const mf = new Miniflare({
     modules: true,
     scriptPath,
     compatibilityDate: workerOptions.compatibilityDate,
     compatibilityFlags: workerOptions.compatibilityFlags,
     durableObjects: workerOptions.durableObjects,
-    bindings: { ...workerOptions.bindings, ...opts.vars, ADMIN_TOKEN: opts.adminToken },
+    bindings: bindings as typeof workerOptions.bindings,
     durableObjectsPersist: join(opts.persistDir, 'durable-objects'),
     host: '127.0.0.1',
     port: 0,
@@ -57,27 +71,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   };
 }
 
-/** A kubeconfig for kubectl: HTTPS (client-go sends tokens only over TLS) and the admin token. */
+/** A kubeconfig for kubectl: HTTPS (client-go sends tokens only over TLS), the local CA and the token. */
 export function writeKubeconfig(path: string, gateway: Gateway, token: string): void {
-  writeFileSync(path, [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: edgeplane',
-    '  cluster:',
-    `    server: ${gateway.httpsUrl}`,
-    `    certificate-authority-data: ${Buffer.from(gateway.caCert).toString('base64')}`,
-    'users:',
-    '- name: admin',
-    '  user:',
-    `    token: ${token}`,
-    'contexts:',
-    '- name: edgeplane',
-    '  context:',
-    '    cluster: edgeplane',
-    '    user: admin',
-    '    namespace: default',
-    'current-context: edgeplane',
-    '',
-  ].join('\n'), { mode: 0o600 });
+  writeFileSync(path, kubeconfigText({ server: gateway.httpsUrl, caCert: gateway.caCert, token }), { mode: 0o600 });
 }

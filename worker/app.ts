@@ -4,12 +4,16 @@
 import { Hono } from 'hono';
 import { internalError, StatusError, statusResponse, unknownResource } from '../core/status';
 import type { AppEnv } from './env';
+import { requireSecrets } from './settings';
 import { authenticate } from './auth';
 import { authorize } from './authz';
 import { discovery } from './routes/discovery';
+import { health } from './routes/health';
 import { metrics } from './routes/metrics';
 import { testHooks } from './routes/test-hooks';
 import { handleResource } from './handlers/resource';
+import { ui } from './routes/ui';
+import { consoleApi } from './routes/console-api';
 
 export const app = new Hono<AppEnv>();
 
@@ -21,14 +25,19 @@ app.onError((err) => {
 
 app.notFound(() => statusResponse(unknownResource()));
 
+app.use('*', requireSecrets); // 503 naming the secret when none to sign ServiceAccount tokens with is set
+
+// The console's assets are public (the API calls they make are not).
+app.route('/', ui);
+
 app.use('*', authenticate);
 app.use('*', authorize);
 
-for (const path of ['/healthz', '/livez', '/readyz']) app.get(path, (c) => c.text('ok'));
-
+app.route('/', health);
 app.route('/', discovery);
 app.route('/', metrics);
 app.route('/', testHooks);
+app.route('/', consoleApi);
 
 app.all('*', (c) => {
   const info = c.get('request');

@@ -1,85 +1,110 @@
 // Front door: authentication. A bearer token (header, or the WebSocket subprotocol browsers use) is the
-// admin token, a static token from STATIC_TOKENS, or a ServiceAccount JWT this gateway signed. Anything
-// else is 401, unless ANONYMOUS_AUTH is "true". Tokens are never logged.
+// admin token, a static token from STATIC_TOKENS, or a ServiceAccount JWT this gateway signed for the API's
+// audience. A request without a token is anonymous where allowed (ANONYMOUS_AUTH, or the health and version
+// paths); a request with a token that does not authenticate is 401 even there, as kube-apiserver's
+// union.NewFailOnError(authenticators, anonymous) does. Any failure while authenticating is a 401 (fail
+// closed). Tokens and Authorization headers are never logged.
 
 import type { MiddlewareHandler } from 'hono';
+import { base64url } from 'jose';
 import { statusResponse, unauthorized } from '../core/status';
 import { parseStaticTokens } from '../core/auth/static-tokens';
-import { verifyJwt } from '../core/auth/jwt';
+import { serviceAccountUsername, verifyServiceAccountToken } from '../core/auth/service-account-token';
 import type { UserInfo } from '../core/rbac/authorize';
-import { lookupGroupResource } from '../core/registry';
 import type { AppEnv, Bindings } from './env';
-import { storeFor } from './stores';
+import { ANONYMOUS_PATHS, authSettings, signingKey, type AuthSettings } from './settings';
+import { stillBound } from './service-account-bindings';
 
 // Browsers cannot set headers on a WebSocket, so the token may come as a subprotocol instead
 // (apiserver pkg/authentication/request/websocket/protocol.go).
 export const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 
 const AUTHENTICATED = 'system:authenticated';
-const SERVICE_ACCOUNTS = lookupGroupResource('core/serviceaccounts')!;
+const ANONYMOUS: UserInfo = { username: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] };
+
+/** No credential, a token to check, or a credential that is malformed (401 without looking further). */
+type Credential = { kind: 'none' } | { kind: 'token'; token: string } | { kind: 'invalid' };
 
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = bearerToken(c.req.header('authorization')) ?? protocolToken(c.req.header('sec-websocket-protocol'));
-  const user = token ? await userFor(c.env, token) : anonymous(c.env);
+  let user: UserInfo | undefined;
+  try {
+    user = await authenticateRequest(c.env, c.req.raw);
+  } catch (e) {
+    // Only the error's class: its message or fields could hold claims from the token.
+    console.error(`authentication failed closed: ${e instanceof Error ? e.name : typeof e}`);
+    user = undefined;
+  }
   if (!user) return statusResponse(unauthorized());
   c.set('user', user);
   await next();
 };
 
-async function userFor(env: Bindings, token: string): Promise<UserInfo | undefined> {
-  if (env.ADMIN_TOKEN && (await sameSecret(token, env.ADMIN_TOKEN))) {
+async function authenticateRequest(env: Bindings, req: Request): Promise<UserInfo | undefined> {
+  const settings = authSettings(env);
+  const credential = requestCredential(req.headers);
+  if (credential.kind === 'token') return userFor(env, settings, credential.token);
+  if (credential.kind === 'invalid') return undefined;
+  return settings.anonymousAuth || ANONYMOUS_PATHS.has(new URL(req.url).pathname) ? ANONYMOUS : undefined;
+}
+
+async function userFor(env: Bindings, settings: AuthSettings, token: string): Promise<UserInfo | undefined> {
+  if (settings.adminToken && (await sameSecret(token, settings.adminToken))) {
     return { username: 'admin', uid: 'admin', groups: ['system:masters', AUTHENTICATED] };
   }
-  const fixed = staticTokens(env).get(token);
+  const fixed = staticTokens(settings.staticTokens).get(token);
   if (fixed) return { ...fixed, groups: [...fixed.groups, AUTHENTICATED] };
-  if (token.split('.').length === 3) return serviceAccountUser(env, token);
+  if (token.split('.').length === 3) return serviceAccountUser(env, settings, token);
   return undefined;
 }
 
-/** A ServiceAccount token is valid while signed by us, unexpired, and its account still exists as it was. */
-async function serviceAccountUser(env: Bindings, token: string): Promise<UserInfo | undefined> {
-  const claims = await verifyJwt(token, await signingKey(env), Math.floor(Date.now() / 1000));
-  if (!claims) return undefined;
-  const { namespace, serviceaccount } = claims['kubernetes.io'];
-  const sa = await storeFor(env, SERVICE_ACCOUNTS).get('core/serviceaccounts', { namespace, name: serviceaccount.name, subresource: '' });
-  if (!sa.ok || (JSON.parse(sa.value.body) as { metadata: { uid: string } }).metadata.uid !== serviceaccount.uid) return undefined;
+/** A ServiceAccount token: ours, for the API's audience, in its lifetime, its account and bound object unchanged. */
+async function serviceAccountUser(env: Bindings, settings: AuthSettings, token: string): Promise<UserInfo | undefined> {
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const verified = await verifyServiceAccountToken(token, await signingKey(env), {
+    issuer: settings.issuer, audiences: settings.apiAudiences, nowSeconds,
+  });
+  if (!verified.ok) return undefined;
+  const k = verified.claims['kubernetes.io'];
+  if (!(await stillBound(env, k, nowSeconds))) return undefined;
   return {
-    username: `system:serviceaccount:${namespace}:${serviceaccount.name}`,
-    uid: serviceaccount.uid,
-    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, AUTHENTICATED],
+    username: serviceAccountUsername(k.namespace, k.serviceaccount.name),
+    uid: k.serviceaccount.uid,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${k.namespace}`, AUTHENTICATED],
   };
 }
 
-function anonymous(env: Bindings): UserInfo | undefined {
-  return env.ANONYMOUS_AUTH === 'true' ? { username: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] } : undefined;
-}
-
 let parsedTokens: { source: string; users: Map<string, UserInfo> } | undefined;
-function staticTokens(env: Bindings): Map<string, UserInfo> {
-  const source = env.STATIC_TOKENS ?? '';
+function staticTokens(source: string): Map<string, UserInfo> {
   if (parsedTokens?.source !== source) parsedTokens = { source, users: parseStaticTokens(source) };
   return parsedTokens.users;
 }
 
-/** The ServiceAccount signing key: SERVICE_ACCOUNT_SIGNING_KEY, else one derived from the admin token. */
-export async function signingKey(env: Bindings): Promise<string> {
-  if (env.SERVICE_ACCOUNT_SIGNING_KEY) return env.SERVICE_ACCOUNT_SIGNING_KEY;
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`service-account-signing:${env.ADMIN_TOKEN}`));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+/** The request's credential: the Authorization bearer token, else a WebSocket bearer subprotocol. */
+export function requestCredential(headers: Headers): Credential {
+  const bearer = bearerToken(headers.get('authorization'));
+  if (bearer) return { kind: 'token', token: bearer };
+  return protocolCredential(headers.get('sec-websocket-protocol'));
 }
 
-function bearerToken(header: string | undefined): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+// apiserver pkg/authentication/request/bearertoken: "Bearer <token>"; another scheme or an empty token is
+// no credential at all.
+function bearerToken(header: string | null): string | undefined {
+  const parts = (header ?? '').trim().split(' ');
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer' || parts[1] === '') return undefined;
+  return parts[1];
 }
 
-function protocolToken(header: string | undefined): string | undefined {
-  const encoded = header?.split(',').map((p) => p.trim()).find((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
-  if (!encoded) return undefined;
+// apiserver pkg/authentication/request/websocket/protocol.go: a bearer protocol that does not decode, is
+// empty, or comes twice is an error (401), not an absent credential.
+function protocolCredential(header: string | null): Credential {
+  const encoded = (header ?? '').split(',').map((p) => p.trim()).filter((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
+  if (encoded.length === 0) return { kind: 'none' };
+  if (encoded.length > 1) return { kind: 'invalid' };
   try {
-    const b64 = encoded.slice(BEARER_PROTOCOL_PREFIX.length).replace(/-/g, '+').replace(/_/g, '/');
-    return atob(b64.padEnd(Math.ceil(b64.length / 4) * 4, '='));
+    const token = new TextDecoder('utf-8', { fatal: true }).decode(base64url.decode(encoded[0].slice(BEARER_PROTOCOL_PREFIX.length)));
+    return token ? { kind: 'token', token } : { kind: 'invalid' };
   } catch {
-    return undefined;
+    return { kind: 'invalid' };
   }
 }
 

@@ -11,11 +11,15 @@ export interface Bindings {
   REPLICA: DurableObjectNamespace<WatchReplica>;
   AUTHORIZER: DurableObjectNamespace<Authorizer>;
   // Secrets: the admin token (group system:masters), static tokens in kube's token-file CSV format, and
-  // the key ServiceAccount tokens are signed with.
-  ADMIN_TOKEN: string;
+  // the key ServiceAccount tokens are signed with (derived from ADMIN_TOKEN when unset; with neither, the
+  // Worker refuses to serve). Read through worker/settings.ts.
+  ADMIN_TOKEN?: string;
   STATIC_TOKENS?: string;
   SERVICE_ACCOUNT_SIGNING_KEY?: string;
   ANONYMOUS_AUTH?: string; // "true": requests without a token act as system:anonymous
+  SERVICE_ACCOUNT_ISSUER?: string; // iss of ServiceAccount tokens (kube's --service-account-issuer)
+  API_AUDIENCES?: string; // comma-separated; tokens must carry one (kube's --api-audiences; default: the issuer)
+  SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS?: string; // TokenRequests asking longer are shortened to this
   AUTHZ_SHARDS?: string; // authorizer Durable Objects users are spread over
   // Watch-cache replicas: location hints to place them in ("" switches replicas off), and how many
   // replicas share the watchers of one location.

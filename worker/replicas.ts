@@ -8,10 +8,16 @@ import type { Bindings } from './env';
 // request.cf.continent → Durable Object location hint.
 const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'weur', AF: 'afr', AS: 'apac', OC: 'oc', AN: 'oc' };
 
-// Test and operator overrides: pick the location and the replica index explicitly. These are the only
+// Test and operator overrides: pick the location and the replica index explicitly. Browsers cannot set headers
+// on a WebSocket, so the same choice may come as query parameters (the console uses them); kube-apiserver ignores
+// query parameters it does not know, and so do clients. The location `store` skips replicas: the console's
+// black-box lag measurement compares a replica's arrival times with the canonical store's. These are the only
 // x-edgeplane-* headers a client may send; the internal ones (core/watch-headers.ts) are never forwarded.
 export const LOCATION_HEADER = 'x-edgeplane-location';
 export const REPLICA_INDEX_HEADER = 'x-edgeplane-replica-index';
+export const LOCATION_PARAM = 'edgeplaneLocation';
+export const REPLICA_INDEX_PARAM = 'edgeplaneReplica';
+export const STORE_LOCATION = 'store';
 
 export interface ReplicaChoice {
   name: string;
@@ -24,16 +30,29 @@ export interface ReplicaChoice {
  * while different clients spread over all REPLICAS_PER_LOCATION of them.
  */
 export function replicaFor(env: Bindings, type: ResourceType, req: Request, client: string): ReplicaChoice | undefined {
-  const locations = (env.REPLICA_LOCATIONS ?? '').split(',').map((l) => l.trim()).filter(Boolean);
+  const locations = replicaLocations(env);
   if (locations.length === 0) return undefined;
-  const wanted = req.headers.get(LOCATION_HEADER) ?? CONTINENT_HINTS[(req as { cf?: { continent?: string } }).cf?.continent ?? ''];
+  const params = new URL(req.url).searchParams;
+  const asked = req.headers.get(LOCATION_HEADER) ?? params.get(LOCATION_PARAM);
+  if (asked === STORE_LOCATION) return undefined;
+  const wanted = asked ?? defaultLocation(req);
   const location = wanted && locations.includes(wanted) ? wanted : locations[0];
   const count = Math.max(1, Number(env.REPLICAS_PER_LOCATION ?? 1) || 1);
-  const header = req.headers.get(REPLICA_INDEX_HEADER);
-  const asked = header === null || header.trim() === '' ? NaN : Number(header);
-  const index = Number.isInteger(asked) && asked >= 0 ? asked % count : fnv1a(client) % count;
+  const rawIndex = req.headers.get(REPLICA_INDEX_HEADER) ?? params.get(REPLICA_INDEX_PARAM);
+  const askedIndex = rawIndex === null || rawIndex.trim() === '' ? NaN : Number(rawIndex);
+  const index = Number.isInteger(askedIndex) && askedIndex >= 0 ? askedIndex % count : fnv1a(client) % count;
   const name = replicaName(type, location, index);
   return { name, stub: env.REPLICA.get(env.REPLICA.idFromName(name), { locationHint: location as DurableObjectLocationHint }) };
+}
+
+/** The location hint a client is served from without overrides: its continent's. */
+export function defaultLocation(req: Request): string | undefined {
+  return CONTINENT_HINTS[(req as { cf?: { continent?: string } }).cf?.continent ?? ''];
+}
+
+/** The configured replica locations, in order. */
+export function replicaLocations(env: Bindings): string[] {
+  return (env.REPLICA_LOCATIONS ?? '').split(',').map((l) => l.trim()).filter(Boolean);
 }
 
 export function replicaName(type: ResourceType, location: string, index: number): string {

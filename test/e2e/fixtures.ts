@@ -7,6 +7,8 @@ import { execFile } from 'node:child_process';
 import { startGateway, writeKubeconfig, type Gateway } from '../../scripts/gateway';
 
 export const TOKEN = 'e2e-admin-token';
+// The ServiceAccount signing key test gateways get (32 bytes, the HS256 minimum), so tests can mint tokens.
+export const SIGNING_KEY = 'e2e-service-account-signing-key!';
 
 export interface Running {
   gateway: Gateway;
@@ -15,10 +17,17 @@ export interface Running {
   persistDir: string;
 }
 
-export async function startTestGateway(opts: { persistDir?: string; vars?: Record<string, string>; maxConnections?: number } = {}): Promise<Running> {
+export interface TestSecrets {
+  adminToken?: string;
+  serviceAccountSigningKey?: string;
+}
+
+/** A gateway with `secrets` (default: TOKEN and SIGNING_KEY; `{}` starts one with none). */
+export async function startTestGateway(opts: { persistDir?: string; vars?: Record<string, string>; maxConnections?: number; secrets?: TestSecrets } = {}): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), 'edgeplane-e2e-'));
   const persistDir = opts.persistDir ?? join(dir, 'state');
-  const gateway = await startGateway({ port: 0, persistDir, adminToken: TOKEN, vars: opts.vars, maxConnections: opts.maxConnections });
+  const secrets = opts.secrets ?? { adminToken: TOKEN, serviceAccountSigningKey: SIGNING_KEY };
+  const gateway = await startGateway({ port: 0, persistDir, ...secrets, vars: opts.vars, maxConnections: opts.maxConnections });
   const kubeconfig = join(dir, 'kubeconfig');
   writeKubeconfig(kubeconfig, gateway, TOKEN);
   return { gateway, dir, kubeconfig, persistDir };

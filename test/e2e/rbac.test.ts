@@ -2,17 +2,15 @@
 // watch transports; escalation; ServiceAccount tokens; kubectl auth; namespace deletion.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { http, kubectl, SIGNING_KEY, startTestGateway, stopTestGateway, type Running } from './fixtures';
 import { httpWatch, wsWatch } from './watch-streams';
-import { signJwt, ISSUER } from '../../core/auth/jwt';
-
-const SIGNING_KEY = 'test-signing-key';
+import { keyFromSecret, signServiceAccountToken } from '../../core/auth/service-account-token';
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER as ISSUER } from '../../worker/settings';
 let r: Running;
 beforeAll(async () => {
   r = await startTestGateway({
     vars: {
       STATIC_TOKENS: ['alice-token,alice,uid-a,"dev-team"', 'bob-token,bob,uid-b', 'carol-token,carol,uid-c'].join('\n'),
-      SERVICE_ACCOUNT_SIGNING_KEY: SIGNING_KEY,
       AUTHZ_SHARDS: '3',
     },
   });
@@ -201,13 +199,14 @@ describe('ServiceAccount tokens', () => {
     const sa = (await admin('POST', '/api/v1/namespaces/ns-a/serviceaccounts', { metadata: { name: 'robot2' } })).json;
     const now = Math.floor(Date.now() / 1000);
     const claims = {
-      iss: ISSUER, sub: 'system:serviceaccount:ns-a:robot2', aud: [ISSUER], iat: now - 7200, nbf: now - 7200, exp: now - 3600,
+      iss: ISSUER, sub: 'system:serviceaccount:ns-a:robot2', aud: [ISSUER], iat: now - 7200, nbf: now - 7200, exp: now - 3600, jti: 'j',
       'kubernetes.io': { namespace: 'ns-a', serviceaccount: { name: 'robot2', uid: sa.metadata.uid } },
     };
-    expect((await as(await signJwt(claims, SIGNING_KEY), 'GET', '/api/v1/namespaces/ns-a/pods')).status).toBe(401);
-    const forged = await signJwt({ ...claims, exp: now + 3600 }, 'not-the-key');
+    const key = keyFromSecret(SIGNING_KEY);
+    expect((await as(await signServiceAccountToken(claims, key), 'GET', '/api/v1/namespaces/ns-a/pods')).status).toBe(401);
+    const forged = await signServiceAccountToken({ ...claims, exp: now + 3600 }, keyFromSecret('not-the-key-but-as-long-as-one-is'));
     expect((await as(forged, 'GET', '/api/v1/namespaces/ns-a/pods')).status).toBe(401);
-    const valid = await signJwt({ ...claims, exp: now + 3600 }, SIGNING_KEY);
+    const valid = await signServiceAccountToken({ ...claims, exp: now + 3600 }, key);
     expect((await as(valid, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {})).status).toBe(201);
     const short = await admin('POST', '/api/v1/namespaces/ns-a/serviceaccounts/robot2/token', { spec: { expirationSeconds: 60 } });
     expect(short).toMatchObject({ status: 422 });

@@ -5,21 +5,17 @@
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import { lookupGroupResource, type ResourceType } from '../../core/registry';
-import { badRequest, invalid, notFound, StatusError } from '../../core/status';
+import { badRequest, invalid, notFound, StatusError, type Status } from '../../core/status';
 import { timestamp } from '../../core/object-meta';
-import { ISSUER, signJwt } from '../../core/auth/jwt';
+import { serviceAccountUsername, signServiceAccountToken } from '../../core/auth/service-account-token';
 import type { RequestAttributes } from '../../core/rbac/rules';
 import type { AppEnv } from '../env';
 import { authorizerFor, resourceAttributes } from '../authz';
-import { signingKey } from '../auth';
-import { storeFor } from '../stores';
+import { authSettings, DEFAULT_TOKEN_EXPIRATION_SECONDS, MAX_TOKEN_EXPIRATION_SECONDS, MIN_TOKEN_EXPIRATION_SECONDS, signingKey } from '../settings';
+import { resolveBoundObject, type BoundObjectReference } from '../service-account-bindings';
+import { readObject } from '../stores';
 
 type Ctx = Context<AppEnv>;
-
-// authentication/validation: TokenRequest expirationSeconds must be at least 10 minutes.
-const MIN_TOKEN_SECONDS = 600;
-const DEFAULT_TOKEN_SECONDS = 3600;
-const MAX_TOKEN_SECONDS = 2 ** 32;
 
 function parse(body: string): Record<string, any> {
   try {
@@ -71,30 +67,94 @@ function accessAttributes(spec: { resourceAttributes?: Record<string, string>; n
 
 const SERVICE_ACCOUNTS = lookupGroupResource('core/serviceaccounts')!;
 
-/** POST serviceaccounts/<name>/token: a signed, expiring token for that account. */
+/**
+ * POST serviceaccounts/<name>/token: a signed, expiring token for that account, as kube's TokenREST.Create
+ * (pkg/registry/core/serviceaccount/storage/token.go): audiences default to the API audiences, a token for
+ * any other audience is issued but does not authenticate here; expirationSeconds defaults to an hour, must
+ * lie in [10 min, 2^32 s] and is shortened to the configured maximum with a warning; a boundObjectRef ties
+ * the token to a Pod, Secret or Node, and the token dies with it.
+ */
 export async function tokenRequest(c: Ctx, info: ResourceRequest, body: string): Promise<Response> {
   const obj = parse(body);
-  const spec = obj.spec ?? {};
-  const seconds = spec.expirationSeconds ?? DEFAULT_TOKEN_SECONDS;
-  if (!Number.isInteger(seconds) || seconds < MIN_TOKEN_SECONDS || seconds > MAX_TOKEN_SECONDS) {
-    throw new StatusError(invalid('authentication.k8s.io', 'TokenRequest', info.name, [{
-      reason: 'FieldValueInvalid', field: 'spec.expirationSeconds',
-      message: `Invalid value: ${seconds}: may not specify a duration less than 10 minutes`,
-    }]));
+  const metadata = (obj.metadata ?? {}) as Record<string, unknown>;
+  const spec = (obj.spec ?? {}) as Record<string, unknown>;
+  mustMatch(metadata.name, info.name, 'metadata.name', 'must match the service account name if specified', info.name);
+  mustMatch(metadata.namespace, info.namespace, 'metadata.namespace', 'must match the service account namespace if specified', info.name);
+  const requestedAudiences = stringList(spec.audiences, 'spec.audiences');
+  const requestedSeconds = spec.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS;
+  if (typeof requestedSeconds !== 'number' || !Number.isSafeInteger(requestedSeconds)) {
+    throw new StatusError(decodeError('spec.expirationSeconds', requestedSeconds, 'int64'));
   }
-  const sa = await storeFor(c.env, SERVICE_ACCOUNTS).get('core/serviceaccounts', { namespace: info.namespace, name: info.name, subresource: '' });
-  if (!sa.ok) throw new StatusError(sa.status.code === 404 ? notFound(SERVICE_ACCOUNTS, info.name) : sa.status);
-  const account = JSON.parse(sa.value.body) as { metadata: { uid: string } };
-  const now = Math.floor(Date.now() / 1000);
-  const token = await signJwt({
-    iss: ISSUER, sub: `system:serviceaccount:${info.namespace}:${info.name}`,
-    aud: spec.audiences?.length ? spec.audiences : [ISSUER], iat: now, nbf: now, exp: now + seconds,
-    'kubernetes.io': { namespace: info.namespace, serviceaccount: { name: info.name, uid: account.metadata.uid } },
+  const boundRef = boundObjectRef(spec.boundObjectRef);
+
+  const account = await readObject<{ metadata: { uid: string } }>(c.env, SERVICE_ACCOUNTS, info.namespace, info.name);
+  if (!account.ok) throw new StatusError(account.status.code === 404 ? notFound(SERVICE_ACCOUNTS, info.name) : account.status);
+  const settings = authSettings(c.env);
+  const audiences = requestedAudiences.length > 0 ? requestedAudiences : settings.apiAudiences;
+  const nowMs = Date.now();
+
+  // ValidateTokenRequest, reported as NewInvalid(TokenRequest, "", errs): the name is empty upstream.
+  const causes = [];
+  if (requestedSeconds < MIN_TOKEN_EXPIRATION_SECONDS) {
+    causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: `Invalid value: ${requestedSeconds}: may not specify a duration less than 10 minutes` });
+  }
+  if (requestedSeconds > MAX_TOKEN_EXPIRATION_SECONDS) {
+    causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: `Invalid value: ${requestedSeconds}: may not specify a duration larger than 2^32 seconds` });
+  }
+  if (causes.length > 0) throw new StatusError(invalid('authentication.k8s.io', 'TokenRequest', '', causes));
+
+  const bound = boundRef ? await resolveBoundObject(c.env, info.namespace, info.name, boundRef) : {};
+  let seconds = requestedSeconds;
+  const headers: Record<string, string> = {};
+  if (seconds > settings.maxTokenExpirationSeconds) {
+    headers.warning = `299 - "requested expiration of ${seconds} seconds shortened to ${settings.maxTokenExpirationSeconds} seconds"`;
+    seconds = settings.maxTokenExpirationSeconds;
+  }
+  const now = Math.floor(nowMs / 1000);
+  const token = await signServiceAccountToken({
+    iss: settings.issuer, sub: serviceAccountUsername(info.namespace, info.name),
+    aud: audiences, iat: now, nbf: now, exp: now + seconds, jti: crypto.randomUUID(),
+    'kubernetes.io': { namespace: info.namespace, serviceaccount: { name: info.name, uid: account.value.metadata.uid }, ...bound },
   }, await signingKey(c.env));
   return c.json({
     kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
-    metadata: { name: info.name, namespace: info.namespace, creationTimestamp: timestamp(now * 1000) },
-    spec: { audiences: spec.audiences?.length ? spec.audiences : [ISSUER], expirationSeconds: seconds, boundObjectRef: spec.boundObjectRef ?? null },
+    metadata: { name: info.name, namespace: info.namespace, creationTimestamp: timestamp(nowMs) },
+    spec: boundRef ? { audiences, expirationSeconds: seconds, boundObjectRef: boundRef } : { audiences, expirationSeconds: seconds },
     status: { token, expirationTimestamp: timestamp((now + seconds) * 1000) },
-  }, 201);
+  }, 201, headers);
+}
+
+// A name or namespace in the body must be the URL's (token.go), else 422 on the account's name.
+function mustMatch(given: unknown, expected: string, field: string, detail: string, name: string): void {
+  if (given === undefined || given === null || given === '' || given === expected) return;
+  throw new StatusError(invalid('authentication.k8s.io', 'TokenRequest', name, [{
+    reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(given)}: ${detail}`,
+  }]));
+}
+
+/** spec.boundObjectRef with the fields BoundObjectReference has (the rest dropped, as decoding does). */
+function boundObjectRef(v: unknown): BoundObjectReference | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw new StatusError(decodeError('spec.boundObjectRef', v, 'v1.BoundObjectReference'));
+  const ref: BoundObjectReference = {};
+  for (const key of ['kind', 'apiVersion', 'name', 'uid'] as const) {
+    const value = (v as Record<string, unknown>)[key];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string') throw new StatusError(decodeError(`spec.boundObjectRef.${key}`, value, key === 'uid' ? 'types.UID' : 'string', 'BoundObjectReference'));
+    ref[key] = value;
+  }
+  return ref;
+}
+
+function stringList(v: unknown, field: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new StatusError(decodeError(field, v, '[]string'));
+  for (const item of v) if (typeof item !== 'string') throw new StatusError(decodeError(field, item, 'string'));
+  return v as string[];
+}
+
+// The 400 for a spec field of the wrong JSON type: the decoder's UnmarshalTypeError behind kube's prefix.
+function decodeError(field: string, value: unknown, goType: string, goStruct = 'TokenRequestSpec'): Status {
+  const jsonType = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value;
+  return badRequest(`TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal ${jsonType} into Go struct field ${goStruct}.${field} of type ${goType}`);
 }

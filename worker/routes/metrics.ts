@@ -3,10 +3,9 @@
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
-import { groupResource, STORED_TYPES } from '../../core/registry';
 import type { StoreStats } from '../../durable-objects/resource-store';
 import type { ReplicaStats } from '../../durable-objects/watch-replica';
-import { storeFor } from '../stores';
+import { collectStats } from '../cluster-stats';
 
 export const metrics = new Hono<AppEnv>();
 
@@ -48,13 +47,7 @@ const REPLICA_SERIES: Series<ReplicaStats>[] = [
 ];
 
 metrics.get('/metrics', async (c) => {
-  const stores = await Promise.all(STORED_TYPES.map(async (t) => {
-    const gr = groupResource(t);
-    const stats = await storeFor(c.env, t).stats(gr);
-    const replicas = await Promise.all(stats.replicas.map((name) =>
-      c.env.REPLICA.get(c.env.REPLICA.idFromName(name)).stats(gr, name)));
-    return { gr, stats, replicas };
-  }));
+  const stores = await collectStats(c.env);
   const lines: string[] = [];
   const emit = <S>(series: Series<S>[], rows: { labels: string; stats: S }[]) => {
     for (const s of series) {

@@ -1,0 +1,163 @@
+// Fuzzing the front door (issue 10): hostile requests from an ordinary namespace admin, through the real gateway.
+// Properties, for every case: the answer is a success or a Kubernetes Status below 500; another user's concurrent
+// request succeeds within its normal latency and sees its object unchanged. After all cases: every watcher's stream
+// is complete and ordered, and nothing outside the fuzzer's namespace changed.
+//
+// Bounded and seeded: FUZZ_RUNS cases (default 100 in `npm test`), FUZZ_SEED (default fixed; printed on failure by
+// fast-check with the failing case's path). `npm run fuzz` runs the long mode (2,000 cases, a random seed).
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { httpWatch, wsWatch, type OpenWatch, type WatchEventMsg } from './watch-streams';
+import { FUZZ_NS, fuzzRequest, type FuzzRequest } from '../fuzz/requests';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261130);
+const LONG = RUNS > 200;
+const MALLORY = 'mallory-token';
+const ALICE = 'alice-token';
+const PROBE_NS = 'probe';
+const CASE_TIMEOUT_MS = 20_000;
+
+let r: Running;
+let watches: OpenWatch[] = [];
+const watchStartRvs: number[] = [];
+let probeBaselineMs = 0;
+let probeRv = '';
+let clusterSnapshot = '';
+
+const rbac = '/apis/rbac.authorization.k8s.io/v1';
+
+async function admin(method: string, path: string, body?: unknown) {
+  const res = await http(r, method, path, body);
+  if (res.status >= 300) throw new Error(`setup ${method} ${path}: ${res.status} ${res.text}`);
+  return res;
+}
+
+async function probe(): Promise<{ ok: boolean; ms: number; detail: string }> {
+  const start = performance.now();
+  const res = await http(r, 'GET', `/api/v1/namespaces/${PROBE_NS}/configmaps/sentinel`, undefined, { authorization: `Bearer ${ALICE}` });
+  const ms = performance.now() - start;
+  const ok = res.status === 200 && res.json?.metadata?.resourceVersion === probeRv;
+  return { ok, ms, detail: `${res.status} ${res.text.slice(0, 200)}` };
+}
+
+/** What an outsider can see of the cluster beyond the fuzzer's namespace, as one comparable string. */
+async function outside(): Promise<string> {
+  const parts: string[] = [];
+  for (const path of ['/api/v1/namespaces', `${rbac}/clusterroles`, `${rbac}/clusterrolebindings`, `/api/v1/namespaces/${PROBE_NS}/configmaps`,
+    `${rbac}/namespaces/${PROBE_NS}/rolebindings`]) {
+    const list = await http(r, 'GET', path);
+    parts.push(`${path}: ${list.json.items.map((o: any) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort().join(' ')}`);
+  }
+  return parts.join('\n');
+}
+
+async function send(req: FuzzRequest): Promise<{ status: number; text: string }> {
+  const url = new URL(req.path, r.gateway.url);
+  for (const [k, v] of req.query) url.searchParams.append(k, v);
+  // A watch (by parameter or by the legacy /watch/ path) is bounded so each case ends.
+  if (url.searchParams.has('watch') || url.pathname.includes('/watch/')) url.searchParams.set('timeoutSeconds', '1');
+  const headers: Record<string, string> = { authorization: `Bearer ${MALLORY}` };
+  if (req.contentType) headers['content-type'] = req.contentType;
+  if (req.accept) headers.accept = req.accept;
+  const res = await fetch(url, { method: req.method, headers, body: req.body as BodyInit | undefined, signal: AbortSignal.timeout(CASE_TIMEOUT_MS) });
+  const text = await res.text();
+  return { status: res.status, text };
+}
+
+function describeCase(req: FuzzRequest): string {
+  const body = req.body === undefined ? '' : typeof req.body === 'string' ? req.body : `<${req.body.byteLength} bytes>`;
+  return `${req.method} ${req.path}?${new URLSearchParams(req.query)} [${req.contentType}] ${body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body}`;
+}
+
+beforeAll(async () => {
+  r = await startTestGateway({
+    vars: { STATIC_TOKENS: [`${MALLORY},mallory,uid-m`, `${ALICE},alice,uid-a`].join('\n'), RATE_LIMIT_QPS: '100000', RATE_LIMIT_BURST: '100000' },
+  });
+  for (const ns of [FUZZ_NS, PROBE_NS]) await admin('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  const bind = (ns: string, user: string, role: string) => admin('POST', `${rbac}/namespaces/${ns}/rolebindings`, {
+    metadata: { name: `${user}-${role}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
+  });
+  await bind(FUZZ_NS, 'mallory', 'admin');
+  await bind(PROBE_NS, 'alice', 'edit');
+  const sentinel = await admin('POST', `/api/v1/namespaces/${PROBE_NS}/configmaps`, { metadata: { name: 'sentinel' }, data: { keep: 'me' } });
+  probeRv = sentinel.json.metadata.resourceVersion;
+  // Watchers of the fuzzed types over both transports, from the current state.
+  for (const [path, transport] of [['/api/v1/configmaps', 'http'], ['/api/v1/pods', 'ws'], ['/api/v1/secrets', 'http'],
+    ['/apis/apps/v1/deployments', 'ws'], [`${rbac}/rolebindings`, 'http']] as const) {
+    const rv = (await http(r, 'GET', path)).json.metadata.resourceVersion;
+    watchStartRvs.push(Number(rv));
+    const url = `${path}?watch=true&resourceVersion=${rv}`;
+    watches.push(transport === 'http' ? await httpWatch(r, url) : await wsWatch(r, url));
+  }
+  const samples: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const p = await probe();
+    expect(p.ok, `probe before fuzzing: ${p.detail}`).toBe(true);
+    samples.push(p.ms);
+  }
+  probeBaselineMs = samples.sort((a, b) => a - b)[10]!;
+  clusterSnapshot = await outside();
+}, 120_000);
+
+afterAll(async () => {
+  for (const w of watches) w.close();
+  await stopTestGateway(r);
+});
+
+describe(`fuzzing the front door (${RUNS} cases, seed ${SEED})`, () => {
+  it('answers every hostile request with success or a Status below 500, without disturbing another user', async () => {
+    // "Normal latency" for the probe: a generous multiple of its own median on this machine, so only a stall
+    // (seconds of blocked store or authorizer) fails, not scheduling noise.
+    const probeBoundMs = Math.max(1500, 25 * probeBaselineMs);
+    await fc.assert(fc.asyncProperty(fuzzRequest, async (req) => {
+      const [res, p] = await Promise.all([send(req), probe()]);
+      const what = describeCase(req);
+      if (res.status >= 500) throw new Error(`${res.status} for ${what}: ${res.text.slice(0, 500)}`);
+      if (res.status >= 400) {
+        let status: any;
+        try {
+          status = JSON.parse(res.text);
+        } catch {
+          throw new Error(`non-Status ${res.status} body for ${what}: ${res.text.slice(0, 200)}`);
+        }
+        if (status?.kind !== 'Status' || status.code !== res.status) throw new Error(`bad Status for ${what}: ${res.text.slice(0, 300)}`);
+      }
+      if (!p.ok) throw new Error(`probe failed during ${what}: ${p.detail}`);
+      if (p.ms > probeBoundMs) throw new Error(`probe took ${p.ms.toFixed(0)} ms (bound ${probeBoundMs.toFixed(0)} ms) during ${what}`);
+    }), { numRuns: RUNS, seed: SEED, endOnFailure: process.env.FUZZ_SHRINK !== '1', verbose: 1 });
+  }, LONG ? 3_600_000 : 600_000);
+
+  it('kept every watcher complete and ordered, and changed nothing outside the fuzzed namespace', async () => {
+    expect(await outside()).toBe(clusterSnapshot);
+    expect((await http(r, 'GET', '/healthz')).status).toBe(200);
+    const paths = ['/api/v1/configmaps', '/api/v1/pods', '/api/v1/secrets', '/apis/apps/v1/deployments', `${rbac}/rolebindings`];
+    for (let i = 0; i < watches.length; i++) {
+      const list = await http(r, 'GET', paths[i]!);
+      const rv = Number(list.json.metadata.resourceVersion);
+      const log = watches[i]!.log;
+      await log.until((evs) => rv <= Math.max(watchStartRvs[i]!, lastRv(evs)), `${paths[i]} watcher to reach ${rv}`, 30_000);
+      expect(log.events.filter((e) => e.type === 'ERROR'), `${paths[i]}: error events`).toEqual([]);
+      const rvs = log.events.map((e) => Number(e.object.metadata.resourceVersion));
+      expect(rvs.every((v, j) => j === 0 || v > rvs[j - 1]!), `${paths[i]}: events out of order`).toBe(true);
+      // Replaying the stream over the state at the watch's start gives exactly today's list.
+      const replayed = new Map<string, string>();
+      for (const e of log.events) {
+        const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
+        if (e.type === 'DELETED') replayed.delete(key);
+        else replayed.set(key, e.object.metadata.resourceVersion);
+      }
+      const fuzzed = list.json.items.filter((o: any) => o.metadata.namespace === FUZZ_NS);
+      const expected = new Map<string, string>(fuzzed.map((o: any) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]));
+      const replayedFuzz = new Map([...replayed].filter(([k]) => k.startsWith(`${FUZZ_NS}/`) && !k.endsWith('/mallory-admin')));
+      for (const k of [...expected.keys()]) if (k.endsWith('/mallory-admin')) expected.delete(k);
+      expect(Object.fromEntries(replayedFuzz), `${paths[i]}: watcher state differs from the list`).toEqual(Object.fromEntries(expected));
+    }
+  }, 120_000);
+});
+
+function lastRv(events: WatchEventMsg[]): number {
+  return Number(events.at(-1)?.object?.metadata?.resourceVersion ?? 0);
+}
