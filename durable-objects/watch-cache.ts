@@ -90,6 +90,7 @@ export class WatchCache {
   private tableFallbacks = 0;
   private readonly quota: WatchQuota;
   private readonly heard = new Map<WebSocket, number>();
+  private readonly goneEarly = new WeakSet<WebSocket>(); // closed by the client before its replay ended
   private socketStalls = 0;
   private readonly budget: SocketBudget;
   /** For lists and watch frames: an object whose Table row fell back to null cells. */
@@ -211,12 +212,19 @@ export class WatchCache {
   private startWatch(h: Headers, target: WatchTarget, req: WatchRequest, now: number, user: string | undefined, release: () => void): Response {
     if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol), user, release);
     let watcher: Watcher | undefined;
-    const stream = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher), this.flusher);
+    let cancelled = false;
+    const onCancel = () => {
+      cancelled = true;
+      if (watcher) this.hub.close(watcher);
+    };
+    const stream = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), onCancel, this.flusher);
     const { body } = stream;
     const sink = releasing(stream.sink, release);
     this.hub.start(req, sink, now).then((w) => {
       watcher = w;
-      this.wakeAt(w.nextDue());
+      // A client gone during the replay: drop the watcher (and its quota) now, not at its deadline.
+      if (cancelled) this.hub.close(w);
+      else this.wakeAt(w.nextDue());
     }, (e) => console.error('watch failed', e));
     return new Response(body, {
       headers: {
@@ -239,6 +247,7 @@ export class WatchCache {
     this.sockets.delete(ws);
     this.heard.delete(ws);
     if (w) this.hub.close(w);
+    else this.goneEarly.add(ws);
     try {
       // Completes the close handshake even where the runtime does not answer a client's close itself.
       ws.close(1000, 'closed');
@@ -312,6 +321,7 @@ export class WatchCache {
   private track(ws: WebSocket, started: Promise<Watcher>): void {
     started.then((w) => {
       if (w.closed) return;
+      if (this.goneEarly.has(ws)) return this.hub.close(w);
       this.sockets.set(ws, w);
       this.wakeAt(w.nextDue());
     }, (e) => console.error('watch failed', e));
