@@ -74,7 +74,7 @@ function listMeta(m: ListMeta = {}): ListMeta {
   return out;
 }
 
-function rowObject(type: ResourceType, obj: KubeObj, include: IncludeObject): Record<string, unknown> | null {
+export function rowObject(type: ResourceType, obj: KubeObj, include: IncludeObject): Record<string, unknown> | null {
   switch (include) {
     case 'None':
       return null;

@@ -8,7 +8,7 @@ import { deliveryType, type WatchScope } from './watch-filter';
 import { WatcherIndex, type IndexKey } from './watcher-index';
 import type { WatchWindow } from './watch-window';
 import { matches } from './list-query';
-import { resourceExpired, tooLargeResourceVersion, type Status } from './status';
+import { internalError, resourceExpired, tooLargeResourceVersion, type Status } from './status';
 
 /** Where a watcher's frames go: an HTTP stream or a WebSocket. */
 export interface Sink {
@@ -59,6 +59,8 @@ export interface HubStats {
   deliveries: number;
   slowClosed: number;
   expired: number;
+  renderErrors: number; // a frame for one watcher could not be built (filter or renderer threw)
+  sinkErrors: number; // a transport threw while sending to one watcher
 }
 
 // Before a watch times out it gets a last bookmark, so its client resumes from a fresh revision
@@ -98,7 +100,7 @@ export class Watcher {
 export class WatchHub {
   private readonly index = new WatcherIndex<Watcher>();
   private readonly catchingUp = new Set<Watcher>();
-  readonly stats: HubStats = { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0 };
+  readonly stats: HubStats = { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0 };
 
   constructor(private readonly src: HubSource, private readonly opts: HubOptions) {}
 
@@ -119,12 +121,24 @@ export class WatchHub {
     return w;
   }
 
+  /**
+   * Fault isolation: whatever throws while filtering or rendering for one watcher (a selector, a Table
+   * printer, a transport) ends that watcher alone, with an ERROR event; every other watcher still gets
+   * the event, and the caller (store or replica) goes on to its replicas and waiting reads.
+   */
   publish(ev: WatchEvent): void {
     for (const w of this.index.candidates(ev, this.src.triggerOf)) {
       if (ev.revision <= w.after) continue;
-      const type = deliveryType(w.req.scope, ev);
-      if (!type) continue;
-      this.deliver(w, frameFor(ev, type, w.format(), this.src.table));
+      let frame: Frame;
+      try {
+        const type = deliveryType(w.req.scope, ev);
+        if (!type) continue;
+        frame = frameFor(ev, type, w.format(), this.src.table);
+      } catch (e) {
+        this.renderFailed(w, ev.key, e);
+        continue;
+      }
+      this.deliver(w, frame);
     }
   }
 
@@ -133,24 +147,32 @@ export class WatchHub {
     let next: number | undefined;
     const head = this.src.revision();
     for (const w of [...this.index.watchers()]) {
-      if (w.req.bookmarks && head >= w.after) {
-        const finalDue = !w.finalBookmarkSent && now >= w.req.deadline - FINAL_BOOKMARK_MS;
-        if (finalDue || now >= w.nextBookmark) {
-          if (finalDue) w.finalBookmarkSent = true;
-          w.nextBookmark = now + this.opts.bookmarkIntervalMs;
-          this.deliver(w, bookmarkFrame(this.src.kind, this.src.apiVersion, head));
-        }
+      try {
+        this.tickOne(w, now, head);
+      } catch (e) {
+        this.sinkFailed(w, e);
       }
-      if (now >= w.nextHeartbeat) {
-        w.nextHeartbeat = now + this.opts.heartbeatIntervalMs;
-        w.sink.heartbeat!();
-      }
-      if (now >= w.req.deadline) this.close(w);
       if (w.closed) continue;
       const due = w.nextDue();
       next = next === undefined ? due : Math.min(next, due);
     }
     return next;
+  }
+
+  private tickOne(w: Watcher, now: number, head: number): void {
+    if (w.req.bookmarks && head >= w.after) {
+      const finalDue = !w.finalBookmarkSent && now >= w.req.deadline - FINAL_BOOKMARK_MS;
+      if (finalDue || now >= w.nextBookmark) {
+        if (finalDue) w.finalBookmarkSent = true;
+        w.nextBookmark = now + this.opts.bookmarkIntervalMs;
+        this.deliver(w, bookmarkFrame(this.src.kind, this.src.apiVersion, head));
+      }
+    }
+    if (now >= w.nextHeartbeat) {
+      w.nextHeartbeat = now + this.opts.heartbeatIntervalMs;
+      w.sink.heartbeat!();
+    }
+    if (now >= w.req.deadline) this.close(w);
   }
 
   close(w: Watcher): void {
@@ -159,7 +181,12 @@ export class WatchHub {
     this.index.remove(w);
     this.catchingUp.delete(w);
     this.stats.watchers = this.size;
-    w.sink.close();
+    try {
+      w.sink.close();
+    } catch (e) {
+      this.stats.sinkErrors++;
+      console.error('watch sink failed to close', e);
+    }
   }
 
   /** Closes every watcher: their clients resume elsewhere or later from their last revision. */
@@ -169,7 +196,13 @@ export class WatchHub {
 
   private deliver(w: Watcher, frame: Frame): void {
     if (w.closed) return;
-    if (w.sink.send(frame)) {
+    let sent: boolean;
+    try {
+      sent = w.sink.send(frame);
+    } catch (e) {
+      return this.sinkFailed(w, e);
+    }
+    if (sent) {
       this.stats.deliveries++;
       return;
     }
@@ -193,7 +226,13 @@ export class WatchHub {
       w.after = this.src.revision();
       for (let i = 0; i < snapshot.length; i++) {
         if (!(await this.makeRoom(w, i))) return;
-        this.deliver(w, addedFrame(snapshot[i].json, w.format(), this.src.table));
+        let frame: Frame;
+        try {
+          frame = addedFrame(snapshot[i].json, w.format(), this.src.table);
+        } catch (e) {
+          return this.renderFailed(w, snapshot[i].key, e);
+        }
+        this.deliver(w, frame);
       }
     } else if (w.after < this.src.compacted()) {
       return this.expire(w);
@@ -256,8 +295,37 @@ export class WatchHub {
   private replayEvent(w: Watcher, ev: WatchEvent): void {
     if (ev.revision <= w.after) return;
     w.after = ev.revision;
-    const type = deliveryType(w.req.scope, ev);
-    if (type) this.deliver(w, frameFor(ev, type, w.format(), this.src.table));
+    let frame: Frame | undefined;
+    try {
+      const type = deliveryType(w.req.scope, ev);
+      if (type) frame = frameFor(ev, type, w.format(), this.src.table);
+    } catch (e) {
+      return this.renderFailed(w, ev.key, e);
+    }
+    if (frame) this.deliver(w, frame);
+  }
+
+  /**
+   * This watcher's frame for one object could not be built. kube-apiserver ends such a watch
+   * (handlers/watch.go: an encode error closes the stream); the ERROR event also tells the client why,
+   * and a client-go reflector answers it by listing and watching again.
+   */
+  private renderFailed(w: Watcher, key: string, e: unknown): void {
+    this.stats.renderErrors++;
+    console.error(`watch frame for ${key} failed`, e);
+    const message = `unable to encode watch event for ${key}: ${(e as Error)?.message ?? String(e)}`;
+    try {
+      w.sink.send(errorFrame(internalError(message)));
+    } catch {
+      // the transport failed too; close below
+    }
+    this.close(w);
+  }
+
+  private sinkFailed(w: Watcher, e: unknown): void {
+    this.stats.sinkErrors++;
+    console.error('watch sink failed', e);
+    this.close(w);
   }
 
   private goLive(w: Watcher): void {
@@ -268,7 +336,12 @@ export class WatchHub {
   }
 
   private fail(w: Watcher, status: Status): void {
-    w.sink.send(errorFrame(status));
+    try {
+      w.sink.send(errorFrame(status));
+    } catch (e) {
+      this.stats.sinkErrors++;
+      console.error('watch sink failed', e);
+    }
     this.close(w);
   }
 }

@@ -50,9 +50,12 @@ export class WatcherIndex<W> {
     yield* this.all;
     yield* this.byNamespace.get(ev.namespace) ?? [];
     yield* this.byName.get(`${ev.namespace}/${ev.name}`) ?? [];
+    // A name watch across every namespace (/api/v1/pods?fieldSelector=metadata.name=x) is keyed "/x":
+    // it is a candidate for that name in any namespace. (Cluster-scoped objects are keyed "/x" already.)
+    if (ev.namespace) yield* this.byName.get(`/${ev.name}`) ?? [];
     if (!triggerOf || this.byTrigger.size === 0) return;
-    const now = triggerOf(ev.object.fields);
-    const before = ev.prev ? triggerOf(ev.prev.fields) : undefined;
+    const now = safely(triggerOf, ev.object.fields);
+    const before = ev.prev ? safely(triggerOf, ev.prev.fields) : undefined;
     if (now !== undefined) yield* this.byTrigger.get(now) ?? [];
     if (before !== undefined && before !== now) yield* this.byTrigger.get(before) ?? [];
   }
@@ -66,5 +69,15 @@ export class WatcherIndex<W> {
     if (!set) map.set(k, (set = new Set()));
     set.add(w);
     this.placed.set(w, [map, k]);
+  }
+}
+
+/** An index lookup that throws must not cost the other candidates their event: no trigger, then. */
+function safely(triggerOf: (fields: Record<string, string>) => string | undefined, fields: Record<string, string>): string | undefined {
+  try {
+    return triggerOf(fields);
+  } catch (e) {
+    console.error('watch index lookup failed', e);
+    return undefined;
   }
 }

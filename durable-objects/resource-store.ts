@@ -4,7 +4,7 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import { lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
-import { internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
+import { badRequest, internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
 import { escalationGuard, SYSTEM_GRANT, type EscalationGrant } from '../core/rbac/escalation';
 import type { KubeObject } from '../core/object-meta';
@@ -17,11 +17,13 @@ import { formatRevision } from '../core/revision';
 import { renderList, type ListFormat } from '../core/list-render';
 import { scaleOf } from '../core/scale';
 import type { FieldValidation } from '../core/validation/known-fields';
-import { WATCH_HEADERS } from './watch-headers';
+import { WATCH_HEADERS } from '../core/watch-headers';
 import { SEEDS } from '../core/bootstrap';
 import { CanonicalLog } from './canonical-log';
 import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
 import { Replication, type ReplicaEnv, type SubscribeReply } from './replication';
+import { NamespaceFence } from './namespace-fence';
+import { namespaceTerminating } from '../core/namespace-terminating';
 
 export interface StoreEnv extends WatchSettings, ReplicaEnv {
   EVENT_RETENTION_COUNT?: string;
@@ -59,12 +61,22 @@ export interface WriteOptions {
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
   escalation?: EscalationGrant; // required for RBAC role and binding writes (core/rbac/escalation.ts)
+  // For creates the front door admitted: the namespace's resourceVersion it saw (see NamespaceFence).
+  namespaceRevision?: number;
 }
 
 const LOG_BATCH_LIMIT = 1000;
 
+/** One change committed to SQLite, on its way to the watch cache and the replicas. */
+interface Committed {
+  row: ChangeRow;
+  object: KubeObject;
+  prev: StateEntry | undefined;
+}
+
 export class ResourceStore extends DurableObject<StoreEnv> {
   private readonly log: CanonicalLog;
+  private readonly fence: NamespaceFence;
   private type: ResourceType | undefined;
   private compacted: number;
   private eventCount: number;
@@ -75,6 +87,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
     this.log = new CanonicalLog(ctx.storage.sql);
+    this.fence = new NamespaceFence(ctx.storage.sql);
     this.compacted = this.log.meta('compacted');
     this.eventCount = this.log.eventCount();
     // A store that has served before knows its type: load now, take back watchers whose sockets
@@ -109,7 +122,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       const page = readPage(this.entriesFor(plan, prefix, revision), {
         selectors, hasSelectors, limit: plan.limit, revision,
       }, (after) => this.cache.state.countFrom(prefix, after));
-      const body = renderList(type, page, formatRevision(revision), req.format, Date.now());
+      const body = renderList(type, page, formatRevision(revision), req.format, Date.now(), this.cache.onRenderError);
       return new Response(body, { headers: { 'content-type': 'application/json' } });
     } catch (e) {
       return statusResponse(failure(e).status);
@@ -118,6 +131,19 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   async write(groupResource: string, req: WriteRequest, options: WriteOptions = {}): Promise<Result<StoreReply>> {
     return this.guard(groupResource, (type) => this.applyWrite(type, req, options));
+  }
+
+  /**
+   * Namespace deletion, for one type: fences `namespace` at `revision` (the namespaces-store revision
+   * that marked it Terminating) and deletes its objects, in one call, so no create slips in between.
+   */
+  async terminateNamespace(groupResource: string, namespace: string, revision: number): Promise<Result<StoreReply>> {
+    return this.guard(groupResource, (type) => {
+      this.fence.raise(namespace, revision);
+      return this.applyWrite(type, {
+        verb: 'deletecollection', namespace, body: '', query: {}, selectors: parseSelectors({ labelSelector: '', fieldSelector: '' }),
+      }, {});
+    });
   }
 
   /** Watches arrive as fetches (HTTP streaming or a WebSocket upgrade) with the target in headers. */
@@ -154,8 +180,9 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     return this.log.since(after, Math.min(limit, LOG_BATCH_LIMIT));
   }
 
-  override async webSocketMessage(): Promise<void> {
-    // Like kube-apiserver, anything a watch client sends is ignored.
+  override async webSocketMessage(ws: WebSocket): Promise<void> {
+    // Like kube-apiserver, what a watch client sends is ignored, except as a sign it is reading.
+    this.cache?.socketHeard(ws);
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
@@ -188,9 +215,9 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     };
   }
 
-  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, escalation }: WriteOptions): StoreReply {
+  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, escalation, namespaceRevision }: WriteOptions): StoreReply {
     const warnings: string[] = [];
-    const changes: { row: ChangeRow; object: KubeObject; prev: StateEntry | undefined }[] = [];
+    const changes: Committed[] = [];
     let next = this.cache.revision;
     const now = Date.now();
     const state = this.cache.state;
@@ -201,12 +228,16 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           return e ? (JSON.parse(e.json) as KubeObject) : undefined;
         },
         objects: (namespace) => [...state.range(namespacePrefix(namespace))].map((e) => JSON.parse(e.json) as KubeObject),
-        commit: (type, key, object) => {
+        commit: (kind, key, object) => {
+          const namespace = object.metadata.namespace ?? '';
+          if (kind === 'ADDED' && namespaceRevision !== undefined && namespace && this.fence.blocks(namespace, namespaceRevision)) {
+            throw new StatusError(namespaceTerminating(type, object.metadata.name ?? '', namespace));
+          }
           if (dryRun) return object;
           next += 1;
           object.metadata.resourceVersion = formatRevision(next);
           const prev = state.get(key);
-          const row: ChangeRow = { revision: next, type, key, value: JSON.stringify(object), prev_value: prev?.json ?? null };
+          const row: ChangeRow = { revision: next, type: kind, key, value: JSON.stringify(object), prev_value: prev?.json ?? null };
           this.log.append(row, now);
           changes.push({ row, object, prev });
           return object;
@@ -217,16 +248,54 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       if (warnings.length) reply.warnings = warnings;
       return reply;
     });
-    if (changes.length === 0) return reply;
-    // Memory, watchers and replicas follow SQLite only once the transaction has committed. The output
-    // gate holds every frame and push sent here until the write is durable.
-    for (const c of changes) this.cache.apply(this.cache.event(c.row, now, c.object, c.prev));
+    if (changes.length) this.publish(changes, now);
+    return reply;
+  }
+
+  /**
+   * Memory, watchers and replicas follow SQLite only once the transaction has committed. The output
+   * gate holds every frame and push sent here until the write is durable. Nothing here may stop the
+   * push to replicas: the hub isolates each watcher, and a change that fails to apply is logged.
+   */
+  private publish(changes: Committed[], now: number): void {
+    for (const c of changes) {
+      try {
+        this.cache.apply(this.cache.event(c.row, now, c.object, c.prev));
+      } catch (e) {
+        console.error(`applying revision ${c.row.revision} to the watch cache failed`, e);
+      }
+    }
     this.writes++;
     this.eventCount += changes.length;
     // Compact first, so the push tells replicas the compaction point this write produced.
     this.compactIfNeeded(now);
-    this.replication.push(changes.map((c) => c.row), this.cache.revision);
-    return reply;
+    this.replication.push(changes.map((c) => c.row), changes[changes.length - 1].row.revision);
+  }
+
+  /**
+   * Test hook (only routed when ENABLE_TEST_HOOKS is set): commits `object` as it is, without admission,
+   * defaulting or validation, as ADDED or MODIFIED through the same log, watch cache and replica push as
+   * any write, so tests can plant objects the API would refuse. Only metadata.name is required.
+   */
+  async rawWrite(groupResource: string, object: KubeObject): Promise<Result<StoreReply>> {
+    return this.guard(groupResource, (type) => {
+      const name = object?.metadata?.name;
+      if (typeof name !== 'string' || !name) throw new StatusError(badRequest('raw write: metadata.name is required'));
+      const namespace = type.namespaced ? String(object.metadata.namespace ?? '') : '';
+      if (type.namespaced && !namespace) throw new StatusError(badRequest('raw write: metadata.namespace is required'));
+      const key = objectKey(namespace, name);
+      const now = Date.now();
+      const prev = this.cache.state.get(key);
+      const revision = this.cache.revision + 1;
+      object.metadata.resourceVersion = formatRevision(revision);
+      const row: ChangeRow = { revision, type: prev ? 'MODIFIED' : 'ADDED', key, value: JSON.stringify(object), prev_value: prev?.json ?? null };
+      this.ctx.storage.transactionSync(() => {
+        this.log.append(row, now);
+        this.log.setMeta('revision', revision);
+      });
+      this.publish([{ row, object, prev }], now);
+      return { code: prev ? 200 : 201, body: row.value, revision };
+    });
   }
 
   /** Retention by count and/or age; what is compacted answers 410 Expired from then on. */

@@ -9,13 +9,16 @@ import { namespacePrefix } from '../core/object-key';
 import { ObjectState, type StateEntry } from '../core/object-state';
 import { objectFields } from '../core/selectors/object-fields';
 import { RevisionWaiters } from '../core/revision-waiters';
-import { toTable } from '../core/table';
+import { toTableIsolated } from '../core/table-isolated';
+import { logRenderError } from '../core/list-render';
 import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
 import { WatchHub, type HubStats, type Watcher, type WatchRequest } from '../core/watch-hub';
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
-import { socketSink, streamSink, StreamFlusher } from './watch-sinks';
-import { WATCH_HEADERS } from './watch-headers';
+import { socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
+import { DEFAULT_MAX_WATCHES_PER_USER, WatchQuota } from '../core/watch-quota';
+import type { Sink } from '../core/watch-hub';
+import { WATCH_HEADERS } from '../core/watch-headers';
 
 /** Tunables from wrangler.toml [vars], shared by the store and its replicas. */
 export interface WatchSettings {
@@ -26,6 +29,8 @@ export interface WatchSettings {
   WATCH_BUFFER_BYTES?: string;
   WATCH_HEARTBEAT_SECONDS?: string;
   MAX_WATCHERS?: string;
+  MAX_WATCHES_PER_USER?: string;
+  WATCH_SOCKET_BUDGET_BYTES?: string;
 }
 
 /** One change as stored in the log and pushed to replicas: the stored JSON, before and after. */
@@ -47,6 +52,7 @@ export interface WatchCacheOptions {
 }
 
 export interface CacheStats extends HubStats {
+  socketStalls: number; // WebSocket watchers closed for sending past their budget unheard
   revision: number;
   objects: number;
   windowEvents: number;
@@ -57,12 +63,21 @@ export const FRESHNESS_WAIT_MS = 3000;
 const REPLAY_BATCH = 500;
 // A catching-up client that takes nothing from its full buffer for this long is closed; it may resume.
 const DRAIN_WAIT_MS = 30_000;
+// Bytes a WebSocket watcher may be sent without the client being heard from (see SocketBudget): a stalled
+// socket holds at most this much in the runtime; a client that never sends resumes after each 16 MiB.
+const DEFAULT_SOCKET_BUDGET_BYTES = 16 * 1024 * 1024;
+// A client proves it is reading by sending this text; the runtime answers it without waking the object.
+export const SOCKET_PING = 'ping';
+export const SOCKET_PONG = 'pong';
 
 /** A watcher's identity kept on its hibernatable socket, so it can be rebuilt after eviction. */
 interface SocketAttachment {
   target: WatchTarget;
   deadline: number;
+  user?: string; // counted in the per-user quota; absent: exempt
 }
+
+const TOO_MANY = 'Too many requests, please try again later.';
 
 export class WatchCache {
   readonly state = new ObjectState();
@@ -73,9 +88,31 @@ export class WatchCache {
   private readonly sockets = new Map<WebSocket, Watcher>();
   private readonly flusher = new StreamFlusher();
   private alarmAt: number | undefined;
+  private tableFallbacks = 0;
+  private readonly quota: WatchQuota;
+  private readonly heard = new Map<WebSocket, number>();
+  private readonly goneEarly = new WeakSet<WebSocket>(); // closed by the client before its replay ended
+  private socketStalls = 0;
+  private readonly budget: SocketBudget;
+  /** For lists and watch frames: an object whose Table row fell back to null cells. */
+  readonly onRenderError = (object: object, error: unknown): void => {
+    this.tableFallbacks++;
+    logRenderError(object, error);
+  };
 
   constructor(private readonly o: WatchCacheOptions) {
     this.revision = o.revision;
+    this.quota = new WatchQuota(this.setting('MAX_WATCHES_PER_USER', DEFAULT_MAX_WATCHES_PER_USER));
+    o.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(SOCKET_PING, SOCKET_PONG));
+    this.budget = {
+      budgetBytes: this.setting('WATCH_SOCKET_BUDGET_BYTES', DEFAULT_SOCKET_BUDGET_BYTES),
+      lastHeard: (ws) => Math.max(this.heard.get(ws) ?? 0, o.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0),
+      stalled: () => this.socketStalls++,
+      closed: (ws) => {
+        this.heard.delete(ws);
+        this.sockets.delete(ws);
+      },
+    };
     const { type } = o;
     this.window = new WatchWindow({
       ...DEFAULT_WINDOW,
@@ -91,7 +128,7 @@ export class WatchCache {
       entries: (namespace) => this.state.range(namespacePrefix(namespace)),
       readLog: async (after, limit) => (await o.readLog(after, limit)).map((row) => this.event(row, 0)),
       waitFor: (revision, ms) => this.waiters.wait(revision, ms),
-      table: (json, headers) => JSON.stringify(toTable(type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers })),
+      table: (json, headers) => JSON.stringify(toTableIsolated(type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers }, this.onRenderError)),
       triggerOf: type.watchIndexField ? (fields) => fields[type.watchIndexField!] : undefined,
       yieldTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
     }, {
@@ -105,7 +142,9 @@ export class WatchCache {
 
   entry(key: string, revision: number, json: string, parsed?: KubeObject): StateEntry {
     const obj = parsed ?? (JSON.parse(json) as KubeObject);
-    return { key, revision, json, labels: obj.metadata.labels ?? {}, fields: objectFields(this.o.type, obj) };
+    const labels = obj.metadata?.labels;
+    // An object stored with odd metadata still becomes an entry: nothing after a commit may throw.
+    return { key, revision, json, labels: labels && typeof labels === 'object' ? labels : {}, fields: objectFields(this.o.type, obj) };
   }
 
   /** A logged change as a watch event; `prev` comes from the row, so selector transitions work anywhere. */
@@ -113,7 +152,7 @@ export class WatchCache {
     const obj = parsed ?? (JSON.parse(row.value) as KubeObject);
     return {
       revision: row.revision, type: row.type, key: row.key, at,
-      namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '',
+      namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '',
       object: this.entry(row.key, row.revision, row.value, obj),
       prev: prev ?? (row.prev_value === null ? undefined : this.entry(row.key, 0, row.prev_value)),
     };
@@ -125,7 +164,11 @@ export class WatchCache {
     else this.state.set(ev.object);
     this.revision = ev.revision;
     this.window.append(ev, ev.at || Date.now());
-    this.hub.publish(ev);
+    try {
+      this.hub.publish(ev); // isolates each watcher; this guards what remains (waiters, replicas)
+    } catch (e) {
+      console.error('publish failed', e);
+    }
     ev.frames = undefined;
     this.waiters.advance(this.revision);
   }
@@ -154,24 +197,16 @@ export class WatchCache {
       const req = parseWatchRequest(this.o.type, target, {
         now, minTimeoutSeconds: this.setting('WATCH_MIN_TIMEOUT_SECONDS', 1800), random: Math.random,
       });
-      if (this.hub.size >= this.setting('MAX_WATCHERS', 6000)) {
-        throw new StatusError(tooManyRequests('Too many requests, please try again later.', 1));
+      if (this.hub.size >= this.setting('MAX_WATCHERS', 6000)) throw new StatusError(tooManyRequests(TOO_MANY, 1));
+      const user = h.get(WATCH_HEADERS.user) || undefined;
+      if (user !== undefined && !this.quota.admit(user)) throw new StatusError(tooManyRequests(TOO_MANY, 1));
+      const release = user === undefined ? () => undefined : this.quota.hold(user);
+      try {
+        return this.startWatch(h, target, req, now, user, release);
+      } catch (e) {
+        release();
+        throw e;
       }
-      if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol));
-      let watcher: Watcher | undefined;
-      const { sink, body } = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher), this.flusher);
-      this.hub.start(req, sink, now).then((w) => {
-        watcher = w;
-        this.wakeAt(w.nextDue());
-      }, (e) => console.error('watch failed', e));
-      return new Response(body, {
-        headers: {
-          'content-type': 'application/json',
-          // Local dev gzips JSON for clients that accept it, which holds events back until the end.
-          'content-encoding': 'identity',
-          'cache-control': 'no-cache, private',
-        },
-      });
     } catch (e) {
       if (e instanceof StatusError) return statusResponse(e.status);
       console.error('watch error', e);
@@ -179,11 +214,45 @@ export class WatchCache {
     }
   }
 
+  private startWatch(h: Headers, target: WatchTarget, req: WatchRequest, now: number, user: string | undefined, release: () => void): Response {
+    if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol), user, release);
+    let watcher: Watcher | undefined;
+    let cancelled = false;
+    const onCancel = () => {
+      cancelled = true;
+      if (watcher) this.hub.close(watcher);
+    };
+    const stream = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), onCancel, this.flusher);
+    const { body } = stream;
+    const sink = releasing(stream.sink, release);
+    this.hub.start(req, sink, now).then((w) => {
+      watcher = w;
+      // A client gone during the replay: drop the watcher (and its quota) now, not at its deadline.
+      if (cancelled) this.hub.close(w);
+      else this.wakeAt(w.nextDue());
+    }, (e) => console.error('watch failed', e));
+    return new Response(body, {
+      headers: {
+        'content-type': 'application/json',
+        // Local dev gzips JSON for clients that accept it, which holds events back until the end.
+        'content-encoding': 'identity',
+        'cache-control': 'no-cache, private',
+      },
+    });
+  }
+
+  /** The client sent a message: it is reading (see SocketBudget). Its content is ignored, as in kube. */
+  socketHeard(ws: WebSocket): void {
+    this.heard.set(ws, Date.now());
+  }
+
   /** The client closed its socket (or it failed): drop its watcher and finish the close handshake. */
   socketClosed(ws: WebSocket): void {
     const w = this.sockets.get(ws);
     this.sockets.delete(ws);
+    this.heard.delete(ws);
     if (w) this.hub.close(w);
+    else this.goneEarly.add(ws);
     try {
       // Completes the close handshake even where the runtime does not answer a client's close itself.
       ws.close(1000, 'closed');
@@ -212,7 +281,12 @@ export class WatchCache {
       try {
         const parsed = parseWatchRequest(this.o.type, a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
         const req: WatchRequest = { ...parsed, deadline: a.deadline, initialEvents: false, watchList: false, after: seenUpTo ?? this.revision };
-        this.track(ws, this.hub.start(req, socketSink(ws), now));
+        let sink = socketSink(ws, this.budget);
+        if (a.user !== undefined) {
+          this.quota.restore(a.user);
+          sink = releasing(sink, this.quota.hold(a.user));
+        }
+        this.track(ws, this.hub.start(req, sink, now));
       } catch (e) {
         console.error('could not restore watcher', e);
         ws.close(1011, 'watch lost');
@@ -229,15 +303,21 @@ export class WatchCache {
   }
 
   stats(): CacheStats {
-    return { ...this.hub.stats, watchers: this.hub.size, revision: this.revision, objects: this.state.size, windowEvents: this.window.size };
+    const hub = this.hub.stats;
+    return {
+      ...hub, socketStalls: this.socketStalls, watchers: this.hub.size, revision: this.revision, objects: this.state.size, windowEvents: this.window.size,
+      renderErrors: hub.renderErrors + this.tableFallbacks, sinkErrors: hub.sinkErrors + this.flusher.errors,
+    };
   }
 
-  private acceptSocket(target: WatchTarget, req: WatchRequest, now: number, protocol: string | null): Response {
+  private acceptSocket(target: WatchTarget, req: WatchRequest, now: number, protocol: string | null, user: string | undefined, release: () => void): Response {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.o.ctx.acceptWebSocket(server);
-    server.serializeAttachment({ target, deadline: req.deadline } satisfies SocketAttachment);
-    this.track(server, this.hub.start(req, socketSink(server), now));
+    const attachment: SocketAttachment = { target, deadline: req.deadline };
+    if (user !== undefined) attachment.user = user;
+    server.serializeAttachment(attachment);
+    this.track(server, this.hub.start(req, releasing(socketSink(server, this.budget), release), now));
     const headers: Record<string, string> = {};
     if (protocol) headers['sec-websocket-protocol'] = protocol;
     return new Response(null, { status: 101, webSocket: client, headers });
@@ -246,6 +326,7 @@ export class WatchCache {
   private track(ws: WebSocket, started: Promise<Watcher>): void {
     started.then((w) => {
       if (w.closed) return;
+      if (this.goneEarly.has(ws)) return this.hub.close(w);
       this.sockets.set(ws, w);
       this.wakeAt(w.nextDue());
     }, (e) => console.error('watch failed', e));
@@ -256,4 +337,14 @@ export class WatchCache {
     const v = Number(raw);
     return raw !== undefined && raw !== '' && Number.isFinite(v) ? v : fallback;
   }
+}
+
+/** `sink`, giving its watcher's quota back when the hub closes it. */
+function releasing(sink: Sink, release: () => void): Sink {
+  const close = sink.close.bind(sink);
+  sink.close = () => {
+    release();
+    close();
+  };
+  return sink;
 }

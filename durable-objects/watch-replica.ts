@@ -13,7 +13,7 @@ import { namespacePrefix } from '../core/object-key';
 import { formatRevision } from '../core/revision';
 import { renderList } from '../core/list-render';
 import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
-import { WATCH_HEADERS } from './watch-headers';
+import { WATCH_HEADERS } from '../core/watch-headers';
 import type { ListRequest, ResourceStore } from './resource-store';
 
 export interface ReplicaBindings extends WatchSettings {
@@ -95,7 +95,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
       const page = readPage(cache.state.range(prefix, plan.start), {
         selectors, hasSelectors: opts.labelSelector !== '' || opts.fieldSelector !== '', limit: plan.limit, revision: cache.revision,
       }, (after) => cache.state.countFrom(prefix, after));
-      return new Response(renderList(type, page, formatRevision(cache.revision), req.format, Date.now()), {
+      return new Response(renderList(type, page, formatRevision(cache.revision), req.format, Date.now(), cache.onRenderError), {
         headers: { 'content-type': 'application/json' },
       });
     } catch (e) {
@@ -127,7 +127,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
 
   async stats(groupResource: string, name: string): Promise<ReplicaStats> {
     this.identify(name, groupResource);
-    const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, revision: 0, objects: 0, windowEvents: 0 };
+    const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, socketStalls: 0, revision: 0, objects: 0, windowEvents: 0 };
     return {
       ...cache,
       name,
@@ -155,8 +155,9 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
     this.ctx.abort('aborted by test hook');
   }
 
-  override async webSocketMessage(): Promise<void> {
-    // Like kube-apiserver, anything a watch client sends is ignored.
+  override async webSocketMessage(ws: WebSocket): Promise<void> {
+    // Like kube-apiserver, what a watch client sends is ignored, except as a sign it is reading.
+    this.cache?.socketHeard(ws);
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {

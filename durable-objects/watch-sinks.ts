@@ -15,6 +15,7 @@ const NEWLINE = new TextEncoder().encode('\n');
 export class StreamFlusher {
   private readonly pending = new Set<() => void>();
   private scheduled = false;
+  errors = 0; // flushes that threw: counted in /metrics as sink errors
 
   schedule(flush: () => void): void {
     this.pending.add(flush);
@@ -27,7 +28,15 @@ export class StreamFlusher {
     this.scheduled = false;
     const flushes = [...this.pending];
     this.pending.clear();
-    for (const f of flushes) f();
+    // One stream that throws must not keep the others' frames in their queues.
+    for (const f of flushes) {
+      try {
+        f();
+      } catch (e) {
+        this.errors++;
+        console.error('watch stream flush failed', e);
+      }
+    }
   }
 }
 
@@ -56,7 +65,14 @@ export function streamSink(limitBytes: number, onCancel: () => void, flusher: St
     }
     pending = [];
     pendingBytes = 0;
-    controller.enqueue(chunk);
+    try {
+      controller.enqueue(chunk);
+    } catch (e) {
+      // The stream errored under us (client gone): drop the watcher, then report it.
+      closed = true;
+      onCancel();
+      throw e;
+    }
   };
   const body = new ReadableStream<Uint8Array>(
     {
@@ -89,7 +105,13 @@ export function streamSink(limitBytes: number, onCancel: () => void, flusher: St
     // A blank line between events: clients' JSON decoders skip whitespace. Writing it is how a stream
     // learns that its client has gone (then cancel runs and the watcher is dropped).
     heartbeat() {
-      if (!closed && queued() === 0) controller.enqueue(NEWLINE);
+      if (closed || queued() !== 0) return;
+      try {
+        controller.enqueue(NEWLINE);
+      } catch {
+        closed = true;
+        onCancel();
+      }
     },
     drained(timeoutMs: number): Promise<boolean> {
       if (closed) return Promise.resolve(false);
@@ -115,20 +137,50 @@ export function streamSink(limitBytes: number, onCancel: () => void, flusher: St
   return { sink, body };
 }
 
-/** A hibernatable WebSocket. workerd exposes no bufferedAmount, so overflow shows only as a failed send. */
-export function socketSink(ws: WebSocket): Sink {
+/**
+ * How a WebSocket watcher shows that it still reads. workerd exposes no bufferedAmount (workerd#988) and
+ * cannot send protocol pings, so what a client does not read queues in the runtime without bound and
+ * nothing says so. Instead each socket may have at most `budgetBytes` sent since the client was last
+ * heard from: any message it sent (handled by the object), or the auto-responded "ping" (answered by the
+ * runtime without waking the object; its time read from getWebSocketAutoResponseTimestamp). Past the
+ * budget with nothing heard, the watcher is closed like an overflowing HTTP stream: a stalled client holds
+ * at most the budget, and a client that reads and never sends resumes from its last revision each time.
+ */
+export interface SocketBudget {
+  budgetBytes: number;
+  lastHeard(ws: WebSocket): number; // ms since epoch, 0 if never
+  stalled(): void; // counts a socket closed for it
+  closed(ws: WebSocket): void; // the hub closed this watcher: forget the socket
+}
+
+/** A hibernatable WebSocket, one event per message, within its send budget. */
+export function socketSink(ws: WebSocket, budget: SocketBudget): Sink {
+  let unacked = 0;
+  let since = Date.now();
   return {
     full: () => false,
     drained: () => Promise.resolve(true),
     send(frame: Frame): boolean {
+      const size = frameBytes(frame).byteLength; // encoded once per frame, shared by every watcher
+      if (unacked + size > budget.budgetBytes && unacked > 0) {
+        const heard = budget.lastHeard(ws);
+        if (heard < since) {
+          budget.stalled();
+          return false;
+        }
+        unacked = 0;
+        since = Date.now();
+      }
       try {
         ws.send(frame.text);
-        return true;
       } catch {
         return false;
       }
+      unacked += size;
+      return true;
     },
     close() {
+      budget.closed(ws);
       try {
         ws.close(1000, 'watch closed');
       } catch {

@@ -11,7 +11,8 @@ const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'we
 // Test and operator overrides: pick the location and the replica index explicitly. Browsers cannot set headers
 // on a WebSocket, so the same choice may come as query parameters (the console uses them); kube-apiserver ignores
 // query parameters it does not know, and so do clients. The location `store` skips replicas: the console's
-// black-box lag measurement compares a replica's arrival times with the canonical store's.
+// black-box lag measurement compares a replica's arrival times with the canonical store's. These are the only
+// x-edgeplane-* headers a client may send; the internal ones (core/watch-headers.ts) are never forwarded.
 export const LOCATION_HEADER = 'x-edgeplane-location';
 export const REPLICA_INDEX_HEADER = 'x-edgeplane-replica-index';
 export const LOCATION_PARAM = 'edgeplaneLocation';
@@ -23,7 +24,12 @@ export interface ReplicaChoice {
   stub: DurableObjectStub<import('../durable-objects/watch-replica').WatchReplica>;
 }
 
-export function replicaFor(env: Bindings, type: ResourceType, req: Request): ReplicaChoice | undefined {
+/**
+ * The replica serving `client` (see clientKey): in its location, the replica its key hashes to, so one
+ * client's watches and lists keep landing on the same replica (warm, and resuming where it left off)
+ * while different clients spread over all REPLICAS_PER_LOCATION of them.
+ */
+export function replicaFor(env: Bindings, type: ResourceType, req: Request, client: string): ReplicaChoice | undefined {
   const locations = replicaLocations(env);
   if (locations.length === 0) return undefined;
   const params = new URL(req.url).searchParams;
@@ -33,8 +39,8 @@ export function replicaFor(env: Bindings, type: ResourceType, req: Request): Rep
   const location = wanted && locations.includes(wanted) ? wanted : locations[0];
   const count = Math.max(1, Number(env.REPLICAS_PER_LOCATION ?? 1) || 1);
   const rawIndex = req.headers.get(REPLICA_INDEX_HEADER) ?? params.get(REPLICA_INDEX_PARAM);
-  const askedIndex = rawIndex === null || rawIndex === '' ? NaN : Number(rawIndex);
-  const index = Number.isInteger(askedIndex) && askedIndex >= 0 ? askedIndex % count : Math.floor(Math.random() * count);
+  const askedIndex = rawIndex === null || rawIndex.trim() === '' ? NaN : Number(rawIndex);
+  const index = Number.isInteger(askedIndex) && askedIndex >= 0 ? askedIndex % count : fnv1a(client) % count;
   const name = replicaName(type, location, index);
   return { name, stub: env.REPLICA.get(env.REPLICA.idFromName(name), { locationHint: location as DurableObjectLocationHint }) };
 }
@@ -66,4 +72,19 @@ export function servableByReplica(q: URLSearchParams): boolean {
   if (match === 'NotOlderThan') return true;
   // Without a match, RV=N with a limit is the legacy exact rule (apiserver: served from etcd).
   return rv === '0' || !q.get('limit');
+}
+
+/** Who a client is for replica placement: its user and, behind Cloudflare, its address. */
+export function clientKey(username: string, req: Request): string {
+  return `${username}\u0000${req.headers.get('cf-connecting-ip') ?? ''}`;
+}
+
+/** 32-bit FNV-1a: a cheap, well-spread hash of a short string (never used for security). */
+export function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }

@@ -2,6 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { createInformer } from '../../client/informer';
 import { hanging, line, scriptedFetch, statusLine, streamResponse } from './fakes';
 
+/** Polls `cond` every few ms; fails with `what` after `timeoutMs`. */
+async function until(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 const list = (rv: string, items: [string, string][]) => () =>
   new Response(JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: rv }, items: items.map(([name, v]) => ({ metadata: { name, namespace: 'ns', resourceVersion: v } })) }));
 
@@ -23,7 +32,7 @@ describe('createInformer', () => {
     await first;
     expect(inf.hasSynced()).toBe(true);
 
-    while (fetch.urls.length < 4) await new Promise((r) => setTimeout(r, 1));
+    await until(() => fetch.urls.length >= 4, 'the informer to relist and watch again after the 410');
     expect(calls).toEqual([
       'add a', 'add b', 'add c', // first list
       'update a 1->11', 'delete b', // watch

@@ -18,12 +18,18 @@ describe('limits', () => {
     const refused = await http(r, 'GET', '/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(refused.json).toMatchObject({ reason: 'TooManyRequests', code: 429 });
+    expect(refused.json).toEqual({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Too many requests, please try again later.',
+      reason: 'TooManyRequests', details: { retryAfterSeconds: 1 }, code: 429,
+    });
     watchers.pop()!.close();
-    // The store notices the closed stream at its next heartbeat (1 s here).
+    // The store notices the closed stream at its next heartbeat (1 s here): poll every 200 ms, 10 s at most.
     const deadline = Date.now() + 10_000;
-    while ((await watcherCount(r, 'core/configmaps')) > 2) {
-      if (Date.now() > deadline) throw new Error('the closed watcher was never dropped');
+    let open = await watcherCount(r, 'core/configmaps');
+    while (open > 2) {
+      if (Date.now() > deadline) throw new Error(`the closed watcher was never dropped: still ${open} watchers`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      open = await watcherCount(r, 'core/configmaps');
     }
     expect((await http(r, 'GET', '/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1')).status).toBe(200);
     watchers.forEach((w) => w.close());

@@ -96,7 +96,11 @@ export function httpWatch(r: Running, path: string, headers: Record<string, stri
   });
 }
 
-export function wsWatch(r: Running, path: string, opts: { protocolAuth?: boolean; headers?: Record<string, string> } = {}): Promise<OpenWatch> {
+/**
+ * A WebSocket watch. `ping`: answer each event with "ping" (the runtime answers "pong"), showing the
+ * server that this client reads, so it is never closed for its send budget (WATCH_SOCKET_BUDGET_BYTES).
+ */
+export function wsWatch(r: Running, path: string, opts: { protocolAuth?: boolean; headers?: Record<string, string>; ping?: boolean } = {}): Promise<OpenWatch> {
   const log = new EventLog();
   const url = new URL(path, r.gateway.url.replace('http://', 'ws://'));
   const protocols = opts.protocolAuth
@@ -109,7 +113,12 @@ export function wsWatch(r: Running, path: string, opts: { protocolAuth?: boolean
       log.status = 101;
       resolve({ log, close: () => ws.terminate() });
     });
-    ws.on('message', (data) => log.push(JSON.parse(data.toString())));
+    ws.on('message', (data) => {
+      const text = data.toString();
+      if (text === 'pong') return;
+      log.push(JSON.parse(text));
+      if (opts.ping) ws.send('ping');
+    });
     ws.on('close', () => log.end());
     ws.on('unexpected-response', (_req, res) => {
       log.status = res.statusCode ?? 0;

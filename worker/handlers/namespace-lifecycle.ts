@@ -3,7 +3,7 @@
 
 import { groupResource, lookupGroupResource, STORED_TYPES, type ResourceType } from '../../core/registry';
 import { forbidden, notFound, StatusError, type Result } from '../../core/status';
-import { parseSelectors } from '../../core/list-options';
+import { namespaceTerminating } from '../../core/namespace-terminating';
 import type { StoreReply } from '../../durable-objects/resource-store';
 import type { Bindings } from '../env';
 import { storeFor } from '../stores';
@@ -11,21 +11,24 @@ import { storeFor } from '../stores';
 const NAMESPACES = lookupGroupResource('core/namespaces')!;
 const UNDELETABLE = new Set(['default', 'kube-system', 'kube-public']);
 
-export async function admitCreate(env: Bindings, type: ResourceType, namespace: string, body: string): Promise<void> {
-  if (!type.namespaced) return;
+/**
+ * Admits a create: the namespace must exist and not be terminating. Returns the namespace's
+ * resourceVersion as read, for the store's fence (durable-objects/namespace-fence.ts), which refuses the
+ * create if the namespace was marked Terminating after this read; undefined for cluster-scoped types.
+ */
+export async function admitCreate(env: Bindings, type: ResourceType, namespace: string, body: string): Promise<number | undefined> {
+  if (!type.namespaced) return undefined;
   const ns = await storeFor(env, NAMESPACES).get(groupResource(NAMESPACES), { namespace: '', name: namespace, subresource: '' });
   if (!ns.ok) throw new StatusError(ns.status.code === 404 ? notFound(NAMESPACES, namespace) : ns.status);
-  const phase = (JSON.parse(ns.value.body) as { status?: { phase?: string } }).status?.phase;
-  if (phase === 'Terminating') {
-    throw new StatusError(forbidden(type, nameIn(body), `unable to create new content in namespace ${namespace} because it is being terminated`, [
-      { reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' },
-    ]));
-  }
+  const obj = JSON.parse(ns.value.body) as { metadata: { resourceVersion: string }; status?: { phase?: string } };
+  if (obj.status?.phase === 'Terminating') throw new StatusError(namespaceTerminating(type, nameIn(body), namespace));
+  return Number(obj.metadata.resourceVersion);
 }
 
 /**
- * Marks the namespace Terminating (so creates are refused), deletes its objects of every type, then the
- * namespace itself. Objects held by finalizers keep it Terminating; deleting it again once they are
+ * Marks the namespace Terminating (so admission refuses creates), then has each type's store fence the
+ * namespace and delete its objects in one step (so a create admitted before the mark either lands before
+ * that step and is deleted by it, or is refused by the fence), then deletes the namespace itself. Objects held by finalizers keep it Terminating; deleting it again once they are
  * gone completes it (the work kube-controller-manager's namespace controller does).
  */
 export async function deleteNamespace(env: Bindings, name: string, body: string): Promise<Result<StoreReply>> {
@@ -39,12 +42,11 @@ export async function deleteNamespace(env: Bindings, name: string, body: string)
     patchType: 'application/merge-patch+json', body: JSON.stringify({ status: { phase: 'Terminating' } }),
   });
   if (!marked.ok) return marked;
-  const everything = parseSelectors({ labelSelector: '', fieldSelector: '' });
+  // The revision that made it Terminating; the namespace as admission read it before then is older.
+  const terminatingAt = marked.value.revision ?? Number((JSON.parse(marked.value.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
   let remaining = 0;
   for (const type of STORED_TYPES.filter((t) => t.namespaced)) {
-    const emptied = await storeFor(env, type).write(groupResource(type), {
-      verb: 'deletecollection', namespace: name, selectors: everything, body: '', query: {},
-    });
+    const emptied = await storeFor(env, type).terminateNamespace(groupResource(type), name, terminatingAt);
     if (!emptied.ok) return emptied;
     // Items still carrying finalizers come back with a deletionTimestamp: they are not gone yet.
     const items = (JSON.parse(emptied.value.body) as { items: { metadata: { deletionTimestamp?: string } }[] }).items;

@@ -5,7 +5,8 @@ import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import { groupResource, type ResourceType } from '../../core/registry';
 import { badRequest, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
-import { toTable } from '../../core/table';
+import { toTableIsolated } from '../../core/table-isolated';
+import { logRenderError } from '../../core/list-render';
 import type { StoreReply } from '../../durable-objects/resource-store';
 import type { WriteRequest } from '../../core/writes';
 import { parseSelectors } from '../../core/list-options';
@@ -20,7 +21,7 @@ import { watch } from './watch';
 import { review, tokenRequest } from './reviews';
 import { escalationGrant, RBAC_GROUP } from './escalation';
 import { allAuthorizers } from '../authz';
-import { replicaFor, servableByReplica } from '../replicas';
+import { clientKey, replicaFor, servableByReplica } from '../replicas';
 
 type Ctx = Context<AppEnv>;
 
@@ -40,7 +41,7 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
       const req = {
         namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
       };
-      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw) : undefined;
+      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw, clientKey(c.get('user').username, c.req.raw)) : undefined;
       if (replica) return replica.stub.list(groupResource(type), replica.name, req);
       return storeFor(c.env, type).list(groupResource(type), req);
     }
@@ -60,9 +61,9 @@ async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<R
   const format = listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined);
   if (format.as !== 'Table') return reply(result);
   const obj = JSON.parse(result.value.body);
-  const table = toTable(type, [obj], {
+  const table = toTableIsolated(type, [obj], {
     includeObject: format.includeObject, now: Date.now(), listMeta: { resourceVersion: obj.metadata?.resourceVersion },
-  });
+  }, logRenderError);
   return json(200, JSON.stringify(table));
 }
 
@@ -78,10 +79,11 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   if (info.verb === 'create' && !type.stored) return review(c, type, body);
   if (info.verb === 'create' && subresource === 'token' && type.subresources.includes('token')) return tokenRequest(c, info, body);
   let req: WriteRequest;
+  let namespaceRevision: number | undefined;
   switch (info.verb) {
     case 'create':
       if (name || subresource) throw new StatusError(methodNotAllowed());
-      await admitCreate(c.env, type, namespace, body);
+      namespaceRevision = await admitCreate(c.env, type, namespace, body);
       req = { verb: 'create', namespace, body };
       break;
     case 'update':
@@ -103,7 +105,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   }
   const isRbac = type.group === RBAC_GROUP;
   const escalation = isRbac ? await escalationGrant(c, type, info, req) : undefined;
-  const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation, escalation });
+  const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation, escalation, namespaceRevision });
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
   if (isRbac && result.ok && result.value.revision) {
     await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));

@@ -1,16 +1,18 @@
 // Front door: a watch goes to the store's fetch handler, which answers with a chunked JSON stream or
 // accepts the WebSocket upgrade itself, so frames flow from the store to the client without a hop here.
+// The forwarded request is built fresh: only the upgrade handshake and the internal headers set here
+// reach the store, never a client's own x-edgeplane-* headers.
 
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import type { ResourceType } from '../../core/registry';
 import { groupResource } from '../../core/registry';
-import { WATCH_HEADERS } from '../../durable-objects/watch-headers';
+import { WATCH_HEADERS } from '../../core/watch-headers';
 import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
 import { listFormat } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
-import { replicaFor } from '../replicas';
+import { clientKey, replicaFor } from '../replicas';
 
 // The handshake headers a WebSocket upgrade needs to reach the store intact.
 const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions'];
@@ -27,7 +29,10 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   if (listFormat(c.req.header('accept'), undefined).as === 'Table') headers.set(WATCH_HEADERS.table, '1');
   const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
   if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
-  const replica = replicaFor(c.env, type, c.req.raw);
+  // The per-user watch quota (MAX_WATCHES_PER_USER) spares system:masters, as the rate limit does.
+  const user = c.get('user');
+  if (!user.groups.includes('system:masters')) headers.set(WATCH_HEADERS.user, user.username);
+  const replica = replicaFor(c.env, type, c.req.raw, clientKey(user.username, c.req.raw));
   if (replica) headers.set(WATCH_HEADERS.replica, replica.name);
   const forwarded = new Request(`https://store.internal/watch${url.search}`, { headers });
   return replica ? replica.stub.fetch(forwarded) : storeFor(c.env, type).fetch(forwarded);

@@ -30,6 +30,9 @@ const STORE_SERIES: Series<StoreStats>[] = [
   { name: 'edgeplane_watch_deliveries_total', help: 'Frames the store delivered to its watchers.', type: 'counter', value: (s) => s.deliveries },
   { name: 'edgeplane_watch_slow_closed_total', help: 'Store watchers closed because their buffer overflowed.', type: 'counter', value: (s) => s.slowClosed },
   { name: 'edgeplane_watch_expired_total', help: 'Store watches answered 410 Expired.', type: 'counter', value: (s) => s.expired },
+  { name: 'edgeplane_render_errors_total', help: 'Objects the store could not render for a list or a watcher (Table rows that fell back to null cells, watchers ended with an ERROR).', type: 'counter', value: (s) => s.renderErrors },
+  { name: 'edgeplane_watch_sink_errors_total', help: 'Store watchers whose transport threw while sending.', type: 'counter', value: (s) => s.sinkErrors },
+  { name: 'edgeplane_watch_socket_stalled_total', help: 'Store WebSocket watchers closed for being sent WATCH_SOCKET_BUDGET_BYTES without a sign of reading.', type: 'counter', value: (s) => s.socketStalls },
 ];
 
 const REPLICA_SERIES: Series<ReplicaStats>[] = [
@@ -40,6 +43,9 @@ const REPLICA_SERIES: Series<ReplicaStats>[] = [
   { name: 'edgeplane_replica_deliveries_total', help: 'Frames the replica delivered to its watchers.', type: 'counter', value: (s) => s.deliveries },
   { name: 'edgeplane_replica_slow_closed_total', help: 'Replica watchers closed because their buffer overflowed.', type: 'counter', value: (s) => s.slowClosed },
   { name: 'edgeplane_replica_expired_total', help: 'Replica watches answered 410 Expired.', type: 'counter', value: (s) => s.expired },
+  { name: 'edgeplane_replica_render_errors_total', help: 'Objects the replica could not render for a list or a watcher.', type: 'counter', value: (s) => s.renderErrors },
+  { name: 'edgeplane_replica_watch_sink_errors_total', help: 'Replica watchers whose transport threw while sending.', type: 'counter', value: (s) => s.sinkErrors },
+  { name: 'edgeplane_replica_watch_socket_stalled_total', help: 'Replica WebSocket watchers closed for being sent WATCH_SOCKET_BUDGET_BYTES without a sign of reading.', type: 'counter', value: (s) => s.socketStalls },
 ];
 
 const AUTHORIZER_SERIES: Series<AuthorizerStats>[] = [

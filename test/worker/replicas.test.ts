@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { clientKey, fnv1a, replicaFor } from '../../worker/replicas';
+import { lookupGroupResource } from '../../core/registry';
+import type { Bindings } from '../../worker/env';
+
+const PODS = lookupGroupResource('core/pods')!;
+const env = (perLocation: string) => ({
+  REPLICA_LOCATIONS: 'enam,weur', REPLICAS_PER_LOCATION: perLocation,
+  REPLICA: { idFromName: (n: string) => n, get: (id: string) => ({ id }) },
+}) as unknown as Bindings;
+const req = (headers: Record<string, string> = {}) => new Request('https://x/', { headers });
+
+describe('replicaFor', () => {
+  it('spreads clients over every replica of a location, each client always on the same one', () => {
+    const seen = new Map<string, number>();
+    for (let i = 0; i < 200; i++) {
+      const key = clientKey(`user-${i}`, req());
+      const name = replicaFor(env('4'), PODS, req(), key)!.name;
+      expect(replicaFor(env('4'), PODS, req(), key)!.name).toBe(name);
+      seen.set(name, (seen.get(name) ?? 0) + 1);
+    }
+    expect([...seen.keys()].sort()).toEqual(['core/pods@enam#0', 'core/pods@enam#1', 'core/pods@enam#2', 'core/pods@enam#3']);
+    for (const n of seen.values()) expect(n).toBeGreaterThan(25);
+  });
+
+  it('tells clients of one user apart by address', () => {
+    const names = new Set(Array.from({ length: 50 }, (_, i) => {
+      const r = req({ 'cf-connecting-ip': `10.0.0.${i}` });
+      return replicaFor(env('4'), PODS, r, clientKey('shared', r))!.name;
+    }));
+    expect(names.size).toBe(4);
+  });
+
+  it('honours the location and index overrides, and ignores an empty index', () => {
+    expect(replicaFor(env('2'), PODS, req({ 'x-edgeplane-location': 'weur', 'x-edgeplane-replica-index': '3' }), 'k')!.name).toBe('core/pods@weur#1');
+    expect(replicaFor(env('2'), PODS, req({ 'x-edgeplane-replica-index': '' }), 'k')!.name).toBe(`core/pods@enam#${fnv1a('k') % 2}`);
+  });
+
+  it('is off without locations', () => {
+    expect(replicaFor({ ...env('2'), REPLICA_LOCATIONS: '' } as Bindings, PODS, req(), 'k')).toBeUndefined();
+  });
+});
