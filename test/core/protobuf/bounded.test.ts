@@ -1,0 +1,77 @@
+// Tests: protobuf bodies cannot decode to more than a JSON body may be, nor nest past the JSON depth
+// limit, and decoding stays linear in the body.
+
+import { describe, expect, it } from 'vitest';
+import {
+  MalformedProtobuf,
+  MAX_DECODED_JSON_BYTES,
+  MAX_DECODED_MESSAGES,
+  ProtobufTooLarge,
+  protobufToJson,
+} from '../../../core/protobuf/decode';
+import { MAX_JSON_DEPTH } from '../../../core/json-depth';
+import { b, envelope, m, newObjectMeta, s, utf8 } from './encode';
+import { growthRatio } from '../growth';
+
+/** A Pod whose containers each carry one long-named string field: ~7 bytes in, ~40 bytes of JSON out. */
+function podBomb(containers: number): Uint8Array {
+  const one = m(2, s(20, 'a')); // containers[i].terminationMessagePolicy = "a"
+  const list = new Uint8Array(one.length * containers);
+  for (let i = 0; i < containers; i++) list.set(one, i * one.length);
+  return envelope('v1', 'Pod', newObjectMeta('bomb', 'default'), b(2, list));
+}
+
+/** A ControllerRevision whose data is another enveloped ControllerRevision, `levels` deep. */
+function nestedRevisions(levels: number): Uint8Array {
+  let inner = envelope('apps/v1', 'ControllerRevision', newObjectMeta('leaf'));
+  for (let i = 1; i < levels; i++) inner = envelope('apps/v1', 'ControllerRevision', m(2, b(1, inner)));
+  return inner;
+}
+
+describe('protobuf decoding limits', () => {
+  it('refuses a body that would decode to more than 3 MiB of JSON with ProtobufTooLarge', () => {
+    const body = podBomb(400_000); // 2.8 MB of protobuf
+    expect(body.length).toBeLessThan(3 * 1024 * 1024);
+    expect(() => protobufToJson(body)).toThrow(ProtobufTooLarge);
+    expect(() => protobufToJson(body)).toThrow(`limit is ${MAX_DECODED_JSON_BYTES}`);
+  });
+
+  it('refuses more than MAX_DECODED_MESSAGES messages even when the JSON would be small', () => {
+    const empty = m(2); // an empty container: 2 bytes, one message
+    const list = new Uint8Array(empty.length * (MAX_DECODED_MESSAGES + 1)).map((_, i) => empty[i % 2]);
+    expect(() => protobufToJson(envelope('v1', 'Pod', b(2, list)))).toThrow(ProtobufTooLarge);
+  });
+
+  it('decodes a large legal body in full', () => {
+    const json = protobufToJson(podBomb(20_000));
+    const containers = (json.spec as { containers: unknown[] }).containers;
+    expect(containers).toHaveLength(20_000);
+    expect(containers[19_999]).toEqual({ terminationMessagePolicy: 'a' });
+    expect(JSON.stringify(json).length).toBeLessThanOrEqual(MAX_DECODED_JSON_BYTES);
+  });
+
+  it('refuses envelopes nested past the JSON depth limit with MalformedProtobuf, not a stack overflow', () => {
+    expect(() => protobufToJson(nestedRevisions(1_500))).toThrow(MalformedProtobuf);
+    expect(() => protobufToJson(nestedRevisions(1_500))).toThrow(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    // Shallow nesting still decodes.
+    const ok = protobufToJson(nestedRevisions(3)) as { data: { data: { metadata: { name: string } } } };
+    expect(ok.data.data.metadata.name).toBe('leaf');
+  });
+
+  it('refuses embedded raw JSON nested too deep', () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const body = envelope('apps/v1', 'ControllerRevision', newObjectMeta('r'), m(2, b(1, utf8(deep))));
+    expect(() => protobufToJson(body)).toThrow('embedded raw JSON is nested too deep');
+    const fine = envelope('apps/v1', 'ControllerRevision', newObjectMeta('r'), m(2, b(1, utf8('[[1]]'))));
+    expect(protobufToJson(fine).data).toEqual([[1]]);
+  });
+
+  it('decodes in linear time: 8x the containers costs well under 64x the time', () => {
+    const ratio = growthRatio((n) => {
+      const body = podBomb(n);
+      return () => protobufToJson(body);
+    }, 2_000);
+    expect(ratio, `8x input took ${ratio.toFixed(1)}x the time`).toBeLessThan(24);
+  });
+});
+
