@@ -13,6 +13,7 @@ const UNIT: [object, string][] = [
   [Map.prototype, 'set'],
   [Set.prototype, 'has'],
   [Set.prototype, 'add'],
+  [String.prototype, 'charCodeAt'],
 ];
 const BY_LENGTH: [object, string][] = [
   [Array.prototype, 'includes'],
