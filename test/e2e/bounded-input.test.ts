@@ -148,6 +148,24 @@ describe('bounded input through the gateway', () => {
     expect((await as(MALLORY, 'GET', `${CM}/deep`)).status).toBe(404);
   }, 120_000);
 
+  it('takes a body exactly at the depth limit through every walker (create, patch, update, Table, list, delete)', async () => {
+    // {"data":{"a": 998 arrays}} nests 1000 deep with the outer object.
+    const atLimit = '['.repeat(998) + ']'.repeat(998);
+    const steps: [string, string, string | undefined, Record<string, string>, number][] = [
+      ['POST', CM, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"limit"},"data":{"a":${atLimit}}}`, {}, 201],
+      ['PATCH', `${CM}/limit`, `{"metadata":{"labels":{"x":"y"}},"data":{"b":${atLimit}}}`, { 'content-type': 'application/strategic-merge-patch+json' }, 200],
+      ['PATCH', `${CM}/limit`, `{"data":{"c":${atLimit}}}`, { 'content-type': 'application/merge-patch+json' }, 200],
+      ['PUT', `${CM}/limit`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"limit"},"data":{"a":${atLimit}}}`, {}, 200],
+      ['GET', `${CM}/limit`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, 200],
+      ['GET', CM, undefined, {}, 200],
+      ['DELETE', `${CM}/limit`, undefined, {}, 200],
+    ];
+    for (const [method, path, body, headers, code] of steps) {
+      const res = await as(MALLORY, method, path, body, headers);
+      expect(res.status, `${method} ${path}: ${res.text.slice(0, 200)}`).toBe(code);
+    }
+  }, 120_000);
+
   it('refuses a 2.8 MB protobuf body that would decode to far more than 3 MiB: 413', async () => {
     const container = m(2, s(20, 'a')); // containers[i].terminationMessagePolicy: 7 bytes in, ~40 out
     const list = new Uint8Array(container.length * 400_000);
