@@ -208,7 +208,9 @@ function decodeInto(state: State, bytes: Uint8Array, def: MessageDef, budget: De
     }
     if (f.mapKey) {
       expectWire(wire, WireType.Bytes, def, f);
-      budget.message();
+      // An entry with a message value is a message; a scalar entry renders as at least `"":"",`.
+      if ('message' in f.value) budget.message();
+      else budget.output(6);
       const [k, v] = decodeMapEntry(r.bytes(), f, budget);
       const entries = (state.get(field) as Map<unknown, unknown> | undefined) ?? new Map();
       entries.set(k, v);

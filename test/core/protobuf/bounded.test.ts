@@ -75,3 +75,19 @@ describe('protobuf decoding limits', () => {
   });
 });
 
+
+describe('protobuf maps', () => {
+  it('decodes more scalar map entries than the message limit (each is a string pair, not a message)', () => {
+    const n = MAX_DECODED_MESSAGES + 10;
+    const entries = Array.from({ length: n }, (_, i) => m(2, s(1, `k${i}`), s(2, '')));
+    const total = entries.reduce((sum, e) => sum + e.length, 0);
+    const data = new Uint8Array(total);
+    let at = 0;
+    for (const e of entries) {
+      data.set(e, at);
+      at += e.length;
+    }
+    const json = protobufToJson(envelope('v1', 'ConfigMap', newObjectMeta('c', 'default'), data));
+    expect(Object.keys(json.data as object)).toHaveLength(n);
+  });
+});
