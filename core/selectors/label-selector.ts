@@ -109,6 +109,7 @@ function requirementString(r: LabelRequirement): string {
   return `${r.key}${OPERATOR_TEXT[r.operator]}${shown}`;
 }
 
+// sort.Strings compares bytes; selector keys and values are ASCII once validated.
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
