@@ -2,6 +2,7 @@
 // {"v":"meta.k8s.io/v1","rv":N,"start":"<key>"}. Decode failures carry etcd3 store.go's exact 400 text.
 
 import { base64url } from 'jose';
+import { MAX_JSON_DEPTH } from './json-depth';
 
 /** message is the whole 400 BadRequest text: `invalid continue token: continue key is not valid...`. */
 export class InvalidContinueToken extends Error {
@@ -158,6 +159,7 @@ function goJsonSyntaxError(bytes: Uint8Array): string | undefined {
 
 class JsonScanner {
   private i = 0;
+  private depth = 0;
 
   constructor(private readonly b: Uint8Array) {}
 
@@ -170,14 +172,22 @@ class JsonScanner {
   private value(): void {
     this.skipSpace();
     const c = this.peek();
-    if (c === 0x7b) this.object();
-    else if (c === 0x5b) this.array();
+    if (c === 0x7b || c === 0x5b) this.nested(c);
     else if (c === 0x22) this.string();
     else if (c === 0x2d || isDigit(c)) this.number();
     else if (c === 0x74) this.literal('true');
     else if (c === 0x66) this.literal('false');
     else if (c === 0x6e) this.literal('null');
     else this.fail('looking for beginning of value');
+  }
+
+  // This scanner recurses, so it stops at the JSON depth limit (Go's scanner stops at 10000 with the
+  // same words; a token from a URL cannot be valid that deep either way).
+  private nested(c: number): void {
+    if (++this.depth > MAX_JSON_DEPTH) this.fail('exceeded max depth');
+    if (c === 0x7b) this.object();
+    else this.array();
+    this.depth--;
   }
 
   private object(): void {

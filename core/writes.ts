@@ -16,6 +16,7 @@ import { applyDefaults } from './admission/defaults';
 import { immutableViolations } from './admission/immutable';
 import { allocateClusterIP, keepAllocatedClusterIP } from './admission/cluster-ip';
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
+import { jsonDepthError } from './json-depth';
 import { objectKey } from './object-key';
 import { pruneUnknown, unknownFields, type FieldValidation } from './validation/known-fields';
 import { matchesObject } from './list-filter';
@@ -91,6 +92,8 @@ export function executeWrite(store: WriteStore, env: WriteEnv, req: WriteRequest
 }
 
 function parseBody(body: string): unknown {
+  const tooDeep = jsonDepthError(body); // before anything recursive walks it (core/json-depth.ts)
+  if (tooDeep) throw new StatusError(badRequest(`couldn't get version/kind; json parse error: ${tooDeep}`));
   try {
     return JSON.parse(body);
   } catch (e) {

@@ -8,10 +8,16 @@ const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 
-/** Returns Go's error text for `text`, or undefined when Go's scanner would accept it. */
-export function goJsonSyntaxError(text: string): string | undefined {
+/** encoding/json scanner.go maxNestingDepth: deeper nesting fails as "exceeded max depth". */
+export const GO_MAX_NESTING_DEPTH = 10000;
+
+/**
+ * Returns Go's error text for `text`, or undefined when Go's scanner would accept it. `maxDepth`
+ * is Go's nesting limit unless a caller enforces a lower one (see core/json-depth.ts).
+ */
+export function goJsonSyntaxError(text: string, maxDepth = GO_MAX_NESTING_DEPTH): string | undefined {
   const bytes = new TextEncoder().encode(text);
-  const scanner = new Scanner();
+  const scanner = new Scanner(maxDepth);
   for (const c of bytes) {
     scanner.feed(c);
     if (scanner.error) return scanner.error;
@@ -24,6 +30,8 @@ class Scanner {
   private stack: ('key' | 'value' | 'array')[] = [];
   private step: Step = this.beginValue;
   private endTop = false;
+
+  constructor(private readonly maxDepth: number) {}
 
   feed(c: number): void {
     const next = this.step.call(this, c);
@@ -46,11 +54,9 @@ class Scanner {
     if (WS.has(c)) return this.beginValue;
     switch (c) {
       case 0x7b: // {
-        this.stack.push('key');
-        return this.beginStringOrEmpty;
+        return this.push(c, 'key') ? null : this.beginStringOrEmpty;
       case 0x5b: // [
-        this.stack.push('array');
-        return this.beginValueOrEmpty;
+        return this.push(c, 'array') ? null : this.beginValueOrEmpty;
       case 0x22:
         return this.inString;
       case 0x2d:
@@ -66,6 +72,14 @@ class Scanner {
     }
     if (c >= 0x31 && c <= 0x39) return this.oneToNine;
     return this.fail(c, 'looking for beginning of value');
+  }
+
+  // pushParseState: the nesting that goes past the limit fails on its opening bracket.
+  private push(c: number, state: 'key' | 'array'): boolean {
+    this.stack.push(state);
+    if (this.stack.length <= this.maxDepth) return false;
+    this.fail(c, 'exceeded max depth');
+    return true;
   }
 
   private beginValueOrEmpty(c: number): Step | null {

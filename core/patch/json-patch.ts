@@ -10,6 +10,7 @@
 
 import { unmarshalFieldError, unmarshalTypeError } from './go-format';
 import { deepClone, deepEqual, hasOwn, isMap, jsonKind, put, type JsonMap } from './json-value';
+import { MAX_JSON_DEPTH } from '../json-depth';
 import {
   MAX_JSON_PATCH_OPERATIONS,
   tooManyOperations,
@@ -19,6 +20,18 @@ import {
 
 /** apiserver JSONPatchMaxCopyBytes (server/config.go), the evanphx AccumulatedCopySizeLimit. */
 export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
+
+/**
+ * Work one JSON patch may do beyond reading its own body, in units of one array element shifted by
+ * an insert or removal, or one value (or key) compared by a "test". Each operation is linear in the
+ * document, so 10000 of them (maxJSONPatchOperations) could cost 10000 documents: inserting at the
+ * front of a 1M-element array, or testing `{}` against a map of 100k keys, thousands of times,
+ * keeps the single-threaded store busy for many seconds. Go has the same cost but many threads; we
+ * cap it. 2^25 units take tens of milliseconds to a few hundred; ordinary patches use a few
+ * thousand (10000 inserts at the front of a 2,500-element list still fit). Past the cap the patch
+ * fails like any patch that cannot be applied: the generic 422, as the copy limit does.
+ */
+export const JSON_PATCH_MAX_WORK = 2 ** 25;
 
 interface Operation {
   op?: string;
@@ -32,7 +45,7 @@ interface Operation {
 export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
   const ops = decodeOperations(patch);
   if (ops.length > MAX_JSON_PATCH_OPERATIONS) throw tooManyOperations(ops.length);
-  const root = { doc: deepClone(doc) };
+  const root: Root = { doc: deepClone(doc), work: new Work() };
   const copied = { bytes: 0 };
   for (const op of ops) {
     const problem = applyOperation(root, op, copied);
@@ -66,7 +79,17 @@ function stringField(raw: JsonMap, field: string): string | undefined {
   return v;
 }
 
-type Root = { doc: unknown };
+type Root = { doc: unknown; work: Work };
+
+class Work {
+  private spent = 0;
+  readonly charge = (units: number): void => {
+    this.spent += units;
+    if (this.spent > JSON_PATCH_MAX_WORK) {
+      throw unprocessablePatch(`the patch needs more than ${JSON_PATCH_MAX_WORK} units of work (array shifts and comparisons)`);
+    }
+  };
+}
 
 // Returns the evanphx error text, or undefined when the operation applied.
 function applyOperation(root: Root, op: Operation, copied: { bytes: number }): string | undefined {
@@ -90,15 +113,17 @@ function applyOperation(root: Root, op: Operation, copied: { bytes: number }): s
 
 function add(root: Root, op: Operation): string | undefined {
   if (op.path === undefined) return 'add operation failed to decode path: missing value';
-  const target = findContainer(root.doc, op.path);
+  const target = findContainer(root, op.path);
   if (!target) return `add operation does not apply: doc is missing path: "${op.path}": missing value`;
+  const tooDeep = nestingProblem(root, op.path, op.value);
+  if (tooDeep) return tooDeep;
   const err = target.add(op.value);
   return err && `error in add for path: '${op.path}': ${err}`;
 }
 
 function remove(root: Root, op: Operation): string | undefined {
   if (op.path === undefined) return 'remove operation failed to decode path: missing value';
-  const target = findContainer(root.doc, op.path);
+  const target = findContainer(root, op.path);
   if (!target) return `remove operation does not apply: doc is missing path: "${op.path}": missing value`;
   const err = target.remove();
   return err && `error in remove for path: '${op.path}': ${err}`;
@@ -112,24 +137,28 @@ function replace(root: Root, op: Operation): string | undefined {
     root.doc = op.value;
     return undefined;
   }
-  const target = findContainer(root.doc, op.path);
+  const target = findContainer(root, op.path);
   if (!target) return `replace operation does not apply: doc is missing path: ${op.path}: missing value`;
   if (target.get().error) return `replace operation does not apply: doc is missing key: ${op.path}: missing value`;
+  const tooDeep = nestingProblem(root, op.path, op.value);
+  if (tooDeep) return tooDeep;
   target.set(op.value);
   return undefined;
 }
 
 function move(root: Root, op: Operation): string | undefined {
   if (op.from === undefined) return 'move operation failed to decode from: operation, missing from field: missing value';
-  const source = findContainer(root.doc, op.from);
+  const source = findContainer(root, op.from);
   if (!source) return `move operation does not apply: doc is missing from path: ${op.from}: missing value`;
   const got = source.get();
   if (got.error) return `error in move for path: '${source.key}': ${got.error}`;
   const removed = source.remove();
   if (removed) return `error in move for path: '${source.key}': ${removed}`;
   if (op.path === undefined) return 'move operation failed to decode path: operation missing path field: missing value';
-  const dest = findContainer(root.doc, op.path);
+  const dest = findContainer(root, op.path);
   if (!dest) return `move operation does not apply: doc is missing destination path: ${op.path}: missing value`;
+  const tooDeep = nestingProblem(root, op.path, got.value);
+  if (tooDeep) return tooDeep;
   const err = dest.add(got.value ?? null);
   return err && `error in move for path: '${op.path}': ${err}`;
 }
@@ -137,26 +166,28 @@ function move(root: Root, op: Operation): string | undefined {
 function test(root: Root, op: Operation): string | undefined {
   if (op.path === undefined) return 'test operation failed to decode path: operation missing path field: missing value';
   const failed = `testing value ${op.path} failed: test failed`;
-  if (op.path === '') return deepEqual(root.doc, op.value) ? undefined : failed;
-  const target = findContainer(root.doc, op.path);
+  if (op.path === '') return deepEqual(root.doc, op.value, root.work.charge) ? undefined : failed;
+  const target = findContainer(root, op.path);
   if (!target) return `test operation does not apply: is missing path: ${op.path}: missing value`;
   const got = target.get();
   if (got.error) return `error in test for path: '${op.path}': ${got.error}`;
   // evanphx treats an absent member and a JSON null alike, and an absent "value" like null.
   if (got.value === undefined || got.value === null) return op.value === null ? undefined : failed;
   if (!op.hasValue) return failed;
-  return deepEqual(got.value, op.value) ? undefined : failed;
+  return deepEqual(got.value, op.value, root.work.charge) ? undefined : failed;
 }
 
 function copy(root: Root, op: Operation, copied: { bytes: number }): string | undefined {
   if (op.from === undefined) return 'copy operation failed to decode from: operation, missing from field: missing value';
-  const source = findContainer(root.doc, op.from);
+  const source = findContainer(root, op.from);
   if (!source) return `copy operation does not apply: doc is missing from path: ${op.from}: missing value`;
   const got = source.get();
   if (got.error) return `error in copy for from: '${op.from}': ${got.error}`;
   if (op.path === undefined) return 'copy operation failed to decode path: missing value';
-  const dest = findContainer(root.doc, op.path);
+  const dest = findContainer(root, op.path);
   if (!dest) return `copy operation does not apply: doc is missing destination path: ${op.path}: missing value`;
+  const tooDeep = nestingProblem(root, op.path, got.value);
+  if (tooDeep) return tooDeep;
   const value = deepClone(got.value ?? null);
   copied.bytes += JSON.stringify(value).length;
   if (copied.bytes > JSON_PATCH_MAX_COPY_BYTES) {
@@ -164,6 +195,36 @@ function copy(root: Root, op: Operation, copied: { bytes: number }): string | un
   }
   const err = dest.add(value);
   return err && `error while adding value during copy: ${err}`;
+}
+
+/**
+ * The document must stay within the JSON depth limit at every step (core/json-depth.ts), or the
+ * recursive steps after the patch (and deepClone in "copy") would overflow the stack: a "move" or
+ * "copy" of a subtree into its own deepest point doubles the depth each time. The value's depth is
+ * work (it is walked), so it is charged.
+ */
+function nestingProblem(root: Root, path: string, value: unknown): string | undefined {
+  let containers = 0;
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 0x2f) containers++;
+  const depth = containers + depthOf(value, MAX_JSON_DEPTH - containers, root.work.charge);
+  if (depth <= MAX_JSON_DEPTH) return undefined;
+  return `the value at ${path} would nest the object deeper than ${MAX_JSON_DEPTH} levels`;
+}
+
+// Nesting depth of objects and arrays in `value`, without recursion; stops once past `limit`.
+function depthOf(value: unknown, limit: number, charge: (units: number) => void): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, above] = stack.pop()!;
+    charge(1);
+    if (v === null || typeof v !== 'object') continue;
+    const depth = above + 1;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth]);
+  }
+  return deepest;
 }
 
 /** The parent of the location a pointer names, plus operations on that location. */
@@ -177,17 +238,17 @@ interface Target {
 
 // evanphx findObject: split on "/", ignore the first segment, walk all but the last through
 // objects and arrays; a missing, null or scalar step means "doc is missing path".
-function findContainer(doc: unknown, pointer: string): Target | undefined {
+function findContainer(root: Root, pointer: string): Target | undefined {
   const segments = pointer.split('/');
   if (segments.length < 2) return undefined;
-  let node = doc;
+  let node = root.doc;
   for (const raw of segments.slice(1, -1)) {
     const next = childOf(node, unescape(raw));
     if (next === undefined || next === null) return undefined;
     node = next;
   }
   const key = unescape(segments[segments.length - 1]);
-  if (Array.isArray(node)) return arrayTarget(node, key);
+  if (Array.isArray(node)) return arrayTarget(node, key, root.work.charge);
   if (isMap(node)) return objectTarget(node, key);
   return undefined;
 }
@@ -222,7 +283,8 @@ function objectTarget(obj: JsonMap, key: string): Target {
   };
 }
 
-function arrayTarget(arr: unknown[], key: string): Target {
+// Inserting or removing at idx shifts the elements after it: that is the work charged.
+function arrayTarget(arr: unknown[], key: string, charge: (units: number) => void): Target {
   const invalid = (idx: number) => `Unable to access invalid index: ${idx}: invalid index referenced`;
   return {
     key,
@@ -242,6 +304,7 @@ function arrayTarget(arr: unknown[], key: string): Target {
       const idx = arrayIndex(key, arr.length + 1);
       if (typeof idx === 'string') return `value was not a proper array index: '${key}': ${idx}`;
       if (idx > arr.length) return invalid(idx);
+      charge(arr.length - idx + 1);
       arr.splice(idx, 0, value);
       return undefined;
     },
@@ -249,6 +312,7 @@ function arrayTarget(arr: unknown[], key: string): Target {
       const idx = arrayIndex(key, arr.length);
       if (typeof idx === 'string') return idx;
       if (idx >= arr.length) return invalid(idx);
+      charge(arr.length - idx);
       arr.splice(idx, 1);
       return undefined;
     },

@@ -49,20 +49,26 @@ export function deepClone<T>(v: T): T {
   return v;
 }
 
-/** Structural equality of JSON values (key order ignored, list order significant). */
-export function deepEqual(a: unknown, b: unknown): boolean {
+/**
+ * Structural equality of JSON values (key order ignored, list order significant). `charge`, when
+ * given, is told the work done: one unit per value visited plus the keys listed.
+ */
+export function deepEqual(a: unknown, b: unknown, charge?: (units: number) => void): boolean {
+  charge?.(1);
   const kind = jsonKind(a);
   if (kind !== jsonKind(b)) return false;
   if (kind === 'list') {
     const x = a as unknown[];
     const y = b as unknown[];
-    return x.length === y.length && x.every((e, i) => deepEqual(e, y[i]));
+    return x.length === y.length && x.every((e, i) => deepEqual(e, y[i], charge));
   }
   if (kind === 'map') {
     const x = a as JsonMap;
     const y = b as JsonMap;
     const keys = Object.keys(x);
-    return keys.length === Object.keys(y).length && keys.every((k) => hasOwn(y, k) && deepEqual(x[k], y[k]));
+    const other = Object.keys(y);
+    charge?.(keys.length + other.length);
+    return keys.length === other.length && keys.every((k) => hasOwn(y, k) && deepEqual(x[k], y[k], charge));
   }
   return a === b || (kind === 'null' && b == null);
 }

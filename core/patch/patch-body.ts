@@ -2,7 +2,8 @@
 // a body that is not JSON. The shape checks (array of ops, object) belong to each applier.
 
 import { goJsonSyntaxError } from './go-json-scanner';
-import { badPatch, undecodablePatch } from './patch-error';
+import { jsonDepthError } from '../json-depth';
+import { badPatch, undecodablePatch, type PatchError } from './patch-error';
 
 export type PatchType = 'json' | 'merge' | 'strategic';
 
@@ -24,10 +25,17 @@ export function patchTypeOf(contentType: string): PatchType | undefined {
  * syntax error is the bare Go text (handlers/patch.go strategicPatchObject).
  */
 export function decodePatchBody(type: PatchType, body: string): unknown {
+  // Too deep for the appliers (they recurse): refused before parsing, see core/json-depth.ts.
+  const tooDeep = jsonDepthError(body);
+  if (tooDeep) throw patchDecodeError(type, tooDeep);
   try {
     return JSON.parse(body);
   } catch {
-    const goError = goJsonSyntaxError(body) ?? 'unexpected end of JSON input';
-    throw type === 'strategic' ? badPatch(goError) : undecodablePatch(goError);
+    throw patchDecodeError(type, goJsonSyntaxError(body) ?? 'unexpected end of JSON input');
   }
+}
+
+/** The 400 for a patch body that does not decode, given Go's error text. */
+export function patchDecodeError(type: PatchType, goError: string): PatchError {
+  return type === 'strategic' ? badPatch(goError) : undecodablePatch(goError);
 }

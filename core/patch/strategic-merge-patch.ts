@@ -203,7 +203,10 @@ function mergeList(original: unknown[], patch: unknown[], elemType: TypeRef, mer
   if (original.length === 0 && patch.length === 0) return { merged: original, live: original };
   const kind = elementKind(original, patch) as JsonKind;
   if (kind !== 'map') {
-    if (isDeleteList) return { merged: original.filter((v) => !patch.includes(v)), live: original };
+    if (isDeleteList) {
+      const doomed = new Set(patch);
+      return { merged: original.filter((v) => !doomed.has(v)), live: original };
+    }
     const merged = [...new Set([...original, ...patch])];
     const [inPatch, serverOnly] = partition(merged, patch, '', kind);
     return { merged: normalizeOrder(inPatch, serverOnly, patch, original, '', kind), live: original };
@@ -217,12 +220,21 @@ function mergeList(original: unknown[], patch: unknown[], elemType: TypeRef, mer
  * left, and appends of new elements then reuse the freed tail. The caller still holds the original
  * slice header (same array, old length) and $setElementOrder ordering reads positions through it,
  * so kube's resulting order depends on those writes; this class replays them.
+ *
+ * It replays them in linear time (Go's own loops are quadratic, and one store serves every request
+ * of a type): deletions are applied in one pass, recording what each shift would have left in the
+ * freed tail, and lookups by merge key go through an index of live positions.
  */
 class LiveList {
   private readonly backing: unknown[];
   length: number;
+  /** Merge-key value → live positions holding it, ascending; built on first lookup. */
+  private index?: Map<unknown, number[]>;
 
-  constructor(items: unknown[]) {
+  constructor(
+    items: unknown[],
+    private readonly mergeKey: string,
+  ) {
     this.backing = [...items];
     this.length = items.length;
   }
@@ -240,31 +252,97 @@ class LiveList {
     return this.backing[i];
   }
 
-  set(i: number, v: unknown): void {
-    this.backing[i] = v;
-  }
-
-  indexOf(mergeKey: string, value: unknown): number {
-    for (let i = 0; i < this.length; i++) {
-      const e = this.backing[i];
-      if (isMap(e) && hasOwn(e, mergeKey) && e[mergeKey] === value) return i;
+  /**
+   * Go's loop over the patch's {$patch: delete} entries, each removing every element whose merge
+   * key equals its value, first match first. One removal at position i shifts the rest left and
+   * leaves the slot at the old end holding the old last element, so that slot ends up with the
+   * last live element as it was just before the removal that freed it.
+   */
+  removeMatching(values: unknown[]): void {
+    const n = this.length;
+    const byValue = this.positionsByValue(n);
+    const removed = new Uint8Array(n);
+    const freed: unknown[] = [];
+    let last = n - 1; // highest position not yet removed
+    for (const value of values) {
+      const positions = byValue.get(value);
+      if (!positions) continue;
+      byValue.delete(value); // later directives with the same value find nothing left
+      for (const at of positions) {
+        freed.push(this.backing[last]);
+        removed[at] = 1;
+        while (last >= 0 && removed[last]) last--;
+      }
     }
-    return -1;
+    if (freed.length === 0) return;
+    let kept = 0;
+    for (let i = 0; i < n; i++) if (!removed[i]) this.backing[kept++] = this.backing[i];
+    // The k-th removal freed slot n-1-k.
+    freed.forEach((e, k) => {
+      this.backing[n - 1 - k] = e;
+    });
+    this.length = kept;
+    this.index = undefined;
   }
 
-  removeAt(i: number): void {
-    for (let j = i; j < this.length - 1; j++) this.backing[j] = this.backing[j + 1];
-    this.length--;
+  /** The first live position whose element has the merge key `value`, or -1. */
+  indexOf(value: unknown): number {
+    this.index ??= this.positionsByValue(this.length);
+    return this.index.get(value)?.[0] ?? -1;
+  }
+
+  /**
+   * Replaces the element at position `i`, which indexOf(`value`) found, and keeps the index right
+   * (the merge may already have changed the element in place, so its old key is passed in).
+   */
+  set(i: number, v: unknown, value: unknown): void {
+    this.backing[i] = v;
+    const after = this.keyOf(v);
+    if (!this.index || (after.has && after.value === value)) return;
+    // Merging in a null merge key deletes it: the element no longer answers to its old value.
+    this.index.get(value)?.shift();
+    if (after.has) insertSorted(this.index, after.value, i);
   }
 
   push(v: unknown): void {
-    this.backing[this.length++] = v;
+    const at = this.length++;
+    this.backing[at] = v;
+    const key = this.keyOf(v);
+    if (this.index && key.has) insertSorted(this.index, key.value, at);
   }
+
+  private keyOf(e: unknown): { has: boolean; value?: unknown } {
+    return isMap(e) && hasOwn(e, this.mergeKey) ? { has: true, value: e[this.mergeKey] } : { has: false };
+  }
+
+  private positionsByValue(n: number): Map<unknown, number[]> {
+    const byValue = new Map<unknown, number[]>();
+    for (let i = 0; i < n; i++) {
+      const key = this.keyOf(this.backing[i]);
+      if (!key.has) continue;
+      const list = byValue.get(key.value);
+      if (list) list.push(i);
+      else byValue.set(key.value, [i]);
+    }
+    return byValue;
+  }
+}
+
+// Positions mostly arrive in ascending order (appends), so this is a push in practice.
+function insertSorted(index: Map<unknown, number[]>, value: unknown, at: number): void {
+  const list = index.get(value);
+  if (!list) {
+    index.set(value, [at]);
+    return;
+  }
+  let i = list.length;
+  while (i > 0 && list[i - 1] > at) i--;
+  list.splice(i, 0, at);
 }
 
 // mergeSlice for lists of maps.
 function mergeMapList(original: unknown[], patch: unknown[], mergeKey: string, elemType: TypeRef): ListMerge {
-  const live = new LiveList(original);
+  const live = new LiveList(original, mergeKey);
   const { rest, replace } = applyListDirectives(live, patch, mergeKey);
   if (replace) {
     const base = rest.map(cleanValue);
@@ -285,6 +363,7 @@ function mergeMapList(original: unknown[], patch: unknown[], mergeKey: string, e
 // rest of the patch list the whole list.
 function applyListDirectives(live: LiveList, patch: unknown[], mergeKey: string): { rest: unknown[]; replace: boolean } {
   const rest: unknown[] = [];
+  const deletes: unknown[] = [];
   let replace = false;
   for (const item of patch as JsonMap[]) {
     if (!hasOwn(item, DIRECTIVE)) {
@@ -293,8 +372,7 @@ function applyListDirectives(live: LiveList, patch: unknown[], mergeKey: string)
     }
     const directive = item[DIRECTIVE];
     if (directive === 'delete') {
-      const value = mergeKeyOf(item, mergeKey);
-      for (let at = live.indexOf(mergeKey, value); at >= 0; at = live.indexOf(mergeKey, value)) live.removeAt(at);
+      deletes.push(mergeKeyOf(item, mergeKey));
     } else if (directive === 'replace') {
       replace = true;
     } else if (directive === 'merge') {
@@ -303,14 +381,16 @@ function applyListDirectives(live: LiveList, patch: unknown[], mergeKey: string)
       throw internalPatchError(`unknown patch type: ${goString(directive)} in map: ${goValue(item)}`);
     }
   }
+  live.removeMatching(deletes);
   return { rest, replace };
 }
 
 // mergeSliceWithoutSpecialElements: merge into the element with the same merge key, else append.
 function mergeListElements(live: LiveList, rest: unknown[], mergeKey: string, elemType: TypeRef): void {
   for (const item of rest as JsonMap[]) {
-    const at = live.indexOf(mergeKey, mergeKeyOf(item, mergeKey));
-    if (at >= 0) live.set(at, mergeMap(live.at(at) as JsonMap, item, elemType));
+    const value = mergeKeyOf(item, mergeKey);
+    const at = live.indexOf(value);
+    if (at >= 0) live.set(at, mergeMap(live.at(at) as JsonMap, item, elemType), value);
     else live.push(cleanValue(item));
   }
 }

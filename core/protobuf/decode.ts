@@ -8,11 +8,12 @@
 // {typeMeta{apiVersion=1,kind=2}=1, raw=2, contentEncoding=3, contentType=4} whose raw is the object's message.
 // Messages are proto2 as written by gogo-protobuf; schemas come from schema.generated.ts.
 
-import { MalformedProtobuf, UnsupportedProtobufKind } from './errors';
+import { MalformedProtobuf, ProtobufTooLarge, UnsupportedProtobufKind } from './errors';
+import { jsonDepthError, MAX_JSON_DEPTH } from '../json-depth';
 import { KINDS, LIST_WRAPPERS, MESSAGES } from './schema.generated';
 import { ProtoReader, WireType } from './wire';
 
-export { MalformedProtobuf, UnsupportedProtobufKind } from './errors';
+export { MalformedProtobuf, ProtobufTooLarge, UnsupportedProtobufKind } from './errors';
 
 export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 
@@ -23,13 +24,67 @@ export function isProtobufBody(bytes: Uint8Array): boolean {
   return bytes.length >= MAGIC.length && MAGIC.every((b, i) => bytes[i] === b);
 }
 
+// ---- limits ----
+//
+// Protobuf is denser than JSON: a 2-byte empty sub-message becomes an object, a 2-byte field a
+// `"terminationMessagePolicy":...` member, so a body within the 3 MiB request limit could decode to
+// hundreds of MB. Go's decoder has the same amplification but no single-threaded store behind it;
+// here one decode must stay proportional to what a JSON client may send. Beyond a limit: 413
+// (ProtobufTooLarge), worded as the request body limit, or 400 for nesting (MalformedProtobuf).
+
+/** The decoded JSON may not exceed what a JSON body may be: apiserver MaxRequestBodyBytes (3 MiB). */
+export const MAX_DECODED_JSON_BYTES = 3 * 1024 * 1024;
+/**
+ * Messages (each a Map while decoding) per body. Memory-driven: 2^17 messages stay in the tens of MB.
+ * No storable object comes near: the largest lists kube allows are around a thousand entries
+ * (EndpointSlice endpoints ≤ 1000), and etcd's 1.5 MiB limit caps everything else.
+ */
+export const MAX_DECODED_MESSAGES = 1 << 17;
+
+/** What one decode has spent; every nested envelope and embedded JSON shares it. */
+class DecodeBudget {
+  private messages = 0;
+  private bytes = 0;
+  depth = 0;
+
+  /** A new message (a State) is about to be created. */
+  message(): void {
+    if (++this.messages > MAX_DECODED_MESSAGES) throw tooLarge();
+  }
+
+  /** At least `n` more bytes of JSON output. */
+  output(n: number): void {
+    this.bytes += n;
+    if (this.bytes > MAX_DECODED_JSON_BYTES) throw tooLarge();
+  }
+
+  /** One level deeper (message nesting or embedded envelope); the JSON depth limit applies. */
+  enter(): void {
+    if (++this.depth > MAX_JSON_DEPTH) throw new MalformedProtobuf(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+
+  leave(): void {
+    this.depth--;
+  }
+}
+
+function tooLarge(): ProtobufTooLarge {
+  return new ProtobufTooLarge(`limit is ${MAX_DECODED_JSON_BYTES}`);
+}
+
 /**
  * Decodes an enveloped protobuf body into its JSON object, `kind` and `apiVersion` taken from the envelope.
- * Throws UnsupportedProtobufKind for a kind without a schema, MalformedProtobuf for bytes that do not parse.
+ * Throws UnsupportedProtobufKind for a kind without a schema, MalformedProtobuf for bytes that do not parse,
+ * ProtobufTooLarge for a body that would decode past the limits above.
  */
 export function protobufToJson(bytes: Uint8Array): Record<string, unknown> {
+  return decodeEnvelope(bytes, new DecodeBudget());
+}
+
+function decodeEnvelope(bytes: Uint8Array, budget: DecodeBudget): Record<string, unknown> {
   if (!isProtobufBody(bytes)) throw new MalformedProtobuf('missing the "k8s\\0" protobuf prefix');
-  const unknown = decodeInto(new Map(), bytes.subarray(MAGIC.length), messageDef('runtime.Unknown'));
+  budget.enter();
+  const unknown = decodeInto(new Map(), bytes.subarray(MAGIC.length), messageDef('runtime.Unknown'), budget);
   const typeMeta = unknown.get(1) as State | undefined;
   const apiVersion = (typeMeta?.get(1) as string | undefined) ?? '';
   const kind = (typeMeta?.get(2) as string | undefined) ?? '';
@@ -42,10 +97,11 @@ export function protobufToJson(bytes: Uint8Array): Record<string, unknown> {
   // The envelope may carry JSON instead (runtime.Unknown allows it); nothing to decode then.
   if (contentType && contentType !== PROTOBUF_CONTENT_TYPE) {
     if (!/^application\/json\b/.test(contentType)) throw new UnsupportedProtobufKind(apiVersion, kind);
-    const obj = parseJson(raw, 'raw');
+    const obj = parseJson(raw, 'raw', budget);
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
       throw new MalformedProtobuf('raw is not a JSON object');
     }
+    budget.leave();
     return { kind, apiVersion, ...(obj as Record<string, unknown>) };
   }
 
@@ -53,7 +109,9 @@ export function protobufToJson(bytes: Uint8Array): Record<string, unknown> {
   const key = kind === 'DeleteOptions' ? 'meta/v1.DeleteOptions' : KINDS[`${apiVersion}/${kind}`];
   if (!key) throw new UnsupportedProtobufKind(apiVersion, kind);
   const def = messageDef(key);
-  const body = renderMessage(decodeInto(new Map(), raw, def), def) as Record<string, unknown>;
+  budget.message();
+  const body = renderMessage(decodeInto(new Map(), raw, def, budget), def, budget) as Record<string, unknown>;
+  budget.leave();
   return { kind, apiVersion, ...body };
 }
 
@@ -138,7 +196,8 @@ function messageDef(key: string): MessageDef {
  */
 type State = Map<number, unknown>;
 
-function decodeInto(state: State, bytes: Uint8Array, def: MessageDef): State {
+function decodeInto(state: State, bytes: Uint8Array, def: MessageDef, budget: DecodeBudget): State {
+  budget.enter();
   const r = new ProtoReader(bytes);
   while (!r.done) {
     const { field, wire } = r.tag();
@@ -149,7 +208,10 @@ function decodeInto(state: State, bytes: Uint8Array, def: MessageDef): State {
     }
     if (f.mapKey) {
       expectWire(wire, WireType.Bytes, def, f);
-      const [k, v] = decodeMapEntry(r.bytes(), f);
+      // An entry with a message value is a message; a scalar entry renders as at least `"":"",`.
+      if ('message' in f.value) budget.message();
+      else budget.output(6);
+      const [k, v] = decodeMapEntry(r.bytes(), f, budget);
       const entries = (state.get(field) as Map<unknown, unknown> | undefined) ?? new Map();
       entries.set(k, v);
       state.set(field, entries);
@@ -158,10 +220,13 @@ function decodeInto(state: State, bytes: Uint8Array, def: MessageDef): State {
       const sub = messageDef(f.value.message);
       if (f.repeated) {
         const list = (state.get(field) as State[] | undefined) ?? [];
-        list.push(decodeInto(new Map(), r.bytes(), sub));
+        budget.message();
+        list.push(decodeInto(new Map(), r.bytes(), sub, budget));
         state.set(field, list);
       } else {
-        state.set(field, decodeInto((state.get(field) as State | undefined) ?? new Map(), r.bytes(), sub));
+        const existing = state.get(field) as State | undefined;
+        if (!existing) budget.message();
+        state.set(field, decodeInto(existing ?? new Map(), r.bytes(), sub, budget));
       }
     } else if (f.repeated) {
       const list = (state.get(field) as unknown[] | undefined) ?? [];
@@ -169,8 +234,12 @@ function decodeInto(state: State, bytes: Uint8Array, def: MessageDef): State {
       if (wire === WireType.Bytes && t !== 'string' && t !== 'bytes') {
         // Packed repeated numbers: parsers must accept both packed and unpacked encodings.
         const packed = new ProtoReader(r.bytes());
-        while (!packed.done) list.push(readScalar(packed, t, scalarWire(t), def, f));
+        while (!packed.done) {
+          budget.output(2); // each renders as at least "0,"
+          list.push(readScalar(packed, t, scalarWire(t), def, f));
+        }
       } else {
+        budget.output(2);
         list.push(readScalar(r, t, wire, def, f));
       }
       state.set(field, list);
@@ -178,10 +247,11 @@ function decodeInto(state: State, bytes: Uint8Array, def: MessageDef): State {
       state.set(field, readScalar(r, f.value.scalar, wire, def, f));
     }
   }
+  budget.leave();
   return state;
 }
 
-function decodeMapEntry(bytes: Uint8Array, f: FieldDef): [unknown, unknown] {
+function decodeMapEntry(bytes: Uint8Array, f: FieldDef, budget: DecodeBudget): [unknown, unknown] {
   const r = new ProtoReader(bytes);
   let key: unknown = zeroOf(f.mapKey!);
   let value: unknown = 'message' in f.value ? new Map() : zeroOf(f.value.scalar);
@@ -190,7 +260,7 @@ function decodeMapEntry(bytes: Uint8Array, f: FieldDef): [unknown, unknown] {
     if (field === 1) key = readScalar(r, f.mapKey!, wire, undefined, f);
     else if (field === 2 && 'message' in f.value) {
       if (wire !== WireType.Bytes) throw new MalformedProtobuf(`map ${f.name}: value has wire type ${wire}`);
-      value = decodeInto(value as State, r.bytes(), messageDef(f.value.message));
+      value = decodeInto(value as State, r.bytes(), messageDef(f.value.message), budget);
     } else if (field === 2) value = readScalar(r, (f.value as { scalar: ScalarType }).scalar, wire, undefined, f);
     else r.skip(wire);
   }
@@ -273,52 +343,70 @@ function isZero(v: unknown): boolean {
 
 // ---- state → JSON ----
 
-function renderScalar(v: unknown): unknown {
-  return v instanceof Uint8Array ? base64(v) : v;
+// Every rendered piece charges the budget a lower bound of its JSON size before it is built.
+function renderScalar(v: unknown, budget: DecodeBudget): unknown {
+  if (v instanceof Uint8Array) {
+    budget.output(Math.ceil(v.length / 3) * 4 + 2);
+    return base64(v);
+  }
+  budget.output(typeof v === 'string' ? v.length + 2 : 1);
+  return v;
 }
 
-function renderValue(v: unknown, type: ValueType): unknown {
-  return 'message' in type ? renderMessage(v as State, messageDef(type.message)) : renderScalar(v);
+function renderValue(v: unknown, type: ValueType, budget: DecodeBudget): unknown {
+  return 'message' in type ? renderMessage(v as State, messageDef(type.message), budget) : renderScalar(v, budget);
 }
 
-function renderMessage(state: State, def: MessageDef): unknown {
+function renderMessage(state: State, def: MessageDef, budget: DecodeBudget): unknown {
+  budget.enter();
+  const out = renderFields(state, def, budget);
+  budget.leave();
+  return out;
+}
+
+function renderFields(state: State, def: MessageDef, budget: DecodeBudget): unknown {
+  budget.output(2);
   const special = SPECIAL[def.key];
-  if (special) return special(state);
-  if (def.listWrapper) return ((state.get(1) as unknown[] | undefined) ?? []).map(renderScalar);
+  if (special) return special(state, budget);
+  if (def.listWrapper) return ((state.get(1) as unknown[] | undefined) ?? []).map((v) => renderScalar(v, budget));
 
   const out: Record<string, unknown> = {};
   // Schema order is Go struct order, so keys come out in the order encoding/json would write them.
   for (const f of def.fields) {
     if (!state.has(f.num)) continue;
     const v = state.get(f.num);
+    budget.output(f.name.length + 3);
     if (f.mapKey) {
       // encoding/json writes map keys sorted.
       const entries = [...(v as Map<unknown, unknown>)].sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
-      out[f.name] = Object.fromEntries(entries.map(([k, val]) => [String(k), renderValue(val, f.value)]));
+      out[f.name] = Object.fromEntries(entries.map(([k, val]) => {
+        budget.output(String(k).length + 4);
+        return [String(k), renderValue(val, f.value, budget)];
+      }));
     } else if (f.repeated) {
-      out[f.name] = (v as unknown[]).map((item) => renderValue(item, f.value));
+      out[f.name] = (v as unknown[]).map((item) => renderValue(item, f.value, budget));
     } else if ('message' in f.value) {
-      const rendered = renderMessage(v as State, messageDef(f.value.message));
+      const rendered = renderMessage(v as State, messageDef(f.value.message), budget);
       if (f.inline && rendered !== null && typeof rendered === 'object') Object.assign(out, rendered);
       else out[f.name] = rendered;
     } else if (f.keepZero || !isZero(v)) {
       // Zero scalars of non-pointer fields are what gogo writes for "unset"; encoding/json omitempty drops them.
-      out[f.name] = renderScalar(v);
+      out[f.name] = renderScalar(v, budget);
     }
   }
   return out;
 }
 
 /** Types whose JSON form is not their protobuf message (custom MarshalJSON in apimachinery). */
-const SPECIAL: Record<string, (s: State) => unknown> = {
+const SPECIAL: Record<string, (s: State, budget: DecodeBudget) => unknown> = {
   // metav1.Time: the zero time is sent as an empty message and marshals to null; RFC 3339, whole seconds, UTC.
   'meta/v1.Time': (s) => (s.size === 0 ? null : rfc3339(num(s.get(1)), num(s.get(2)), false)),
   // metav1.MicroTime: same wire form, RFC 3339 with exactly six fractional digits.
   'meta/v1.MicroTime': (s) => (s.size === 0 ? null : rfc3339(num(s.get(1)), num(s.get(2)), true)),
   'meta/v1.Duration': (s) => goDuration(num(s.get(1))),
   // FieldsV1 and RawExtension carry raw JSON (managedFields, ControllerRevision.data, ...).
-  'meta/v1.FieldsV1': (s) => rawJson(s.get(1) as Uint8Array | undefined),
-  'runtime.RawExtension': (s) => rawJson(s.get(1) as Uint8Array | undefined),
+  'meta/v1.FieldsV1': (s, budget) => rawJson(s.get(1) as Uint8Array | undefined, budget),
+  'runtime.RawExtension': (s, budget) => rawJson(s.get(1) as Uint8Array | undefined, budget),
   // IntOrString {type: 0 int / 1 string, intVal, strVal} marshals to the bare number or string.
   'intstr.IntOrString': (s) => (num(s.get(1)) === 1 ? ((s.get(3) as string | undefined) ?? '') : num(s.get(2))),
   // Quantity is sent in canonical string form already.
@@ -364,16 +452,20 @@ export function goDuration(nanos: number): string {
   return `${sign}${secs}s`;
 }
 
-function rawJson(raw: Uint8Array | undefined): unknown {
+function rawJson(raw: Uint8Array | undefined, budget: DecodeBudget): unknown {
   if (raw === undefined || raw.length === 0) return null;
   // An embedded object may itself be protobuf-encoded when the outer object was.
-  if (isProtobufBody(raw)) return protobufToJson(raw);
-  return parseJson(raw, 'embedded raw JSON');
+  if (isProtobufBody(raw)) return decodeEnvelope(raw, budget);
+  return parseJson(raw, 'embedded raw JSON', budget);
 }
 
-function parseJson(raw: Uint8Array, what: string): unknown {
+// Embedded JSON nests below the messages around it: the depth left is the JSON depth limit less theirs.
+function parseJson(raw: Uint8Array, what: string, budget: DecodeBudget): unknown {
+  budget.output(raw.length);
+  const text = utf8.decode(raw);
+  if (jsonDepthError(text, MAX_JSON_DEPTH - budget.depth)) throw new MalformedProtobuf(`${what} is nested too deep`);
   try {
-    return JSON.parse(utf8.decode(raw));
+    return JSON.parse(text);
   } catch {
     throw new MalformedProtobuf(`${what} is not valid JSON`);
   }

@@ -16,3 +16,11 @@ export class UnsupportedProtobufKind extends Error {
 export class MalformedProtobuf extends Error {
   override readonly name = 'MalformedProtobuf';
 }
+
+/**
+ * The body would decode to more than the server accepts (see the limits in decode.ts); the server
+ * answers 413 Request Entity Too Large, as for a JSON body over the request size limit.
+ */
+export class ProtobufTooLarge extends Error {
+  override readonly name = 'ProtobufTooLarge';
+}

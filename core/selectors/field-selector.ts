@@ -31,12 +31,49 @@ export function parseFieldSelector(text: string): FieldSelector {
   return { requirements };
 }
 
-/** An object lacking a field reads it as "", so `spec.nodeName=` selects unscheduled pods. */
+/**
+ * An object lacking a field reads it as "", so `spec.nodeName=` selects unscheduled pods. Costs
+ * one lookup per distinct field named, however many terms name it (see compile below).
+ */
 export function matchesFields(sel: FieldSelector, fields: Record<string, string>): boolean {
-  return sel.requirements.every((r) => {
-    const actual = Object.hasOwn(fields, r.field) ? fields[r.field] : '';
-    return (actual === r.value) === (r.operator === 'Equals');
-  });
+  let checks = compiled.get(sel);
+  if (!checks) {
+    checks = compile(sel);
+    compiled.set(sel, checks);
+  }
+  for (const [field, check] of checks) {
+    if (check.never) return false;
+    const actual = Object.hasOwn(fields, field) ? fields[field] : '';
+    if (check.equals !== undefined && actual !== check.equals) return false;
+    if (check.differs?.has(actual)) return false;
+  }
+  return true;
+}
+
+// The terms on one field, folded: every `=` must hold (two different values never both do), no
+// `!=` value may be the actual one. A selector of thousands of terms on one field then costs one
+// lookup per object, not thousands.
+interface FieldCheck {
+  equals?: string;
+  never?: boolean;
+  differs?: Set<string>;
+}
+
+const compiled = new WeakMap<FieldSelector, Map<string, FieldCheck>>();
+
+function compile(sel: FieldSelector): Map<string, FieldCheck> {
+  const checks = new Map<string, FieldCheck>();
+  for (const r of sel.requirements) {
+    let check = checks.get(r.field);
+    if (!check) {
+      check = {};
+      checks.set(r.field, check);
+    }
+    if (r.operator === 'NotEquals') (check.differs ??= new Set()).add(r.value);
+    else if (check.equals !== undefined && check.equals !== r.value) check.never = true;
+    else check.equals = r.value;
+  }
+  return checks;
 }
 
 /** The value an exact `field=value` term demands (RequiresExactMatch), e.g. to index watchers by name. */
@@ -44,7 +81,6 @@ export function requiredValue(sel: FieldSelector, field: string): string | undef
   return sel.requirements.find((r) => r.field === field && r.operator === 'Equals')?.value;
 }
 
-// A backslash protects the next character, so an escaped comma stays inside its term (escape kept).
 function splitTerms(text: string): string[] {
   if (text === '') return [];
   const terms: string[] = [];

@@ -2,6 +2,7 @@
 // exactly as apimachinery pkg/labels/selector.go (v1.32) does, including its error messages.
 import { goQuote, invalidValue, labelKeyMessages, labelValueMessages } from '../validation/names';
 import { SelectorError } from './selector-error';
+import { compileLabelSelector, matchLabels, parseInt64, type LabelMatcher } from './label-matcher';
 
 export type LabelOperator =
   | 'In'
@@ -37,11 +38,18 @@ export function parseLabelSelector(text: string): LabelSelector {
   return { requirements: sortByKey(new Parser(text).parse()) };
 }
 
+/** O(number of labels) per object, whatever the selector's size (see label-matcher.ts). */
 export function matchesLabels(sel: LabelSelector, labels: Record<string, string> | undefined): boolean {
-  if (sel.matchesNothing) return false;
-  const set = labels ?? {};
-  return sel.requirements.every((r) => requirementMatches(r, set));
+  let matcher = compiled.get(sel);
+  if (!matcher) {
+    matcher = compileLabelSelector(sel);
+    compiled.set(sel, matcher);
+  }
+  return matchLabels(matcher, labels ?? {});
 }
+
+// One compiled form per parsed selector, dropped with it.
+const compiled = new WeakMap<LabelSelector, LabelMatcher>();
 
 /** metav1.LabelSelectorAsSelector: nil selects nothing, an empty selector selects everything. */
 export function selectorFromLabelSelector(ls: LabelSelectorSpec | null | undefined): LabelSelector {
@@ -99,42 +107,6 @@ function requirementString(r: LabelRequirement): string {
   const values = r.values.length === 1 ? r.values[0] : [...r.values].sort(compare).join(',');
   const shown = r.operator === 'In' || r.operator === 'NotIn' ? `(${values})` : values;
   return `${r.key}${OPERATOR_TEXT[r.operator]}${shown}`;
-}
-
-function requirementMatches(r: LabelRequirement, labels: Record<string, string>): boolean {
-  const has = Object.hasOwn(labels, r.key);
-  switch (r.operator) {
-    case 'In':
-    case 'Equals':
-    case 'DoubleEquals':
-      return has && r.values.includes(labels[r.key]);
-    case 'NotIn':
-    case 'NotEquals':
-      // A missing label satisfies a negative requirement.
-      return !has || !r.values.includes(labels[r.key]);
-    case 'Exists':
-      return has;
-    case 'DoesNotExist':
-      return !has;
-    case 'GreaterThan':
-    case 'LessThan': {
-      if (!has || r.values.length !== 1) return false;
-      const actual = parseInt64(labels[r.key]);
-      const bound = parseInt64(r.values[0]);
-      if (actual === undefined || bound === undefined) return false;
-      return r.operator === 'GreaterThan' ? actual > bound : actual < bound;
-    }
-  }
-}
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
-/** strconv.ParseInt(s, 10, 64); BigInt keeps the whole int64 range exact. */
-function parseInt64(s: string): bigint | undefined {
-  if (!/^[+-]?[0-9]+$/.test(s)) return undefined;
-  const n = BigInt(s);
-  return n < INT64_MIN || n > INT64_MAX ? undefined : n;
 }
 
 // sort.Strings compares bytes; selector keys and values are ASCII once validated.

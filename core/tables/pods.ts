@@ -108,8 +108,10 @@ function summarizePod(pod: View): PodSummary {
 function readinessGates(pod: View): string {
   const gates: View[] = pod.spec?.readinessGates ?? [];
   if (!gates.length) return '<none>';
-  const conditions: View[] = pod.status?.conditions ?? [];
-  const passed = gates.filter((g) => conditions.find((c) => c.type === g.conditionType)?.status === 'True').length;
+  // The first condition of each type decides, as Go's inner loop breaks there; a map keeps it linear.
+  const firstStatus = new Map<unknown, unknown>();
+  for (const c of (pod.status?.conditions ?? []) as View[]) if (!firstStatus.has(c.type)) firstStatus.set(c.type, c.status);
+  const passed = gates.filter((g) => firstStatus.get(g.conditionType) === 'True').length;
   return `${passed}/${gates.length}`;
 }
 

@@ -40,19 +40,32 @@ export const SERVICEACCOUNT_TABLE: TableSpec = {
   ],
 };
 
-/** printers.go formatEndpoints(endpoints, nil): host:port per address and port, at most 3. */
+/**
+ * printers.go formatEndpoints(endpoints, nil): host:port per address and port, at most 3. Like Go,
+ * it builds only the 3 it shows and counts the rest, so an object with thousands of addresses and
+ * ports costs their sum, not their product.
+ */
 function formatEndpoints(o: View): string {
   const subsets: View[] = o.subsets ?? [];
   if (!subsets.length) return '<none>';
-  const all: string[] = [];
+  const max = 3;
+  const shown: string[] = [];
+  let count = 0;
   for (const ss of subsets) {
     const addrs: View[] = ss.addresses ?? [];
     const ports: View[] = ss.ports ?? [];
     // Headless services may have no ports: list bare IPs.
-    if (!ports.length) all.push(...addrs.map((a) => a.ip));
-    for (const p of ports) all.push(...addrs.map((a) => joinHostPort(a.ip, p.port)));
+    if (!ports.length) {
+      count += addrs.length;
+      for (let i = 0; i < addrs.length && shown.length < max; i++) shown.push(addrs[i].ip);
+      continue;
+    }
+    for (const p of ports) {
+      count += addrs.length;
+      for (let i = 0; i < addrs.length && shown.length < max; i++) shown.push(joinHostPort(addrs[i].ip, p.port));
+    }
   }
-  return all.length > 3 ? `${all.slice(0, 3).join(',')} + ${all.length - 3} more...` : all.join(',');
+  return count > max ? `${shown.join(',')} + ${count - max} more...` : shown.join(',');
 }
 
 export const ENDPOINTS_TABLE: TableSpec = {

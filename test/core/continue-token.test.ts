@@ -85,3 +85,16 @@ describe('decodeContinue', () => {
     expect(() => decodeContinue(t)).toThrow(`invalid continue token: ${expected}`);
   });
 });
+
+describe('decodeContinue bounds', () => {
+  const token = (json: string) => Buffer.from(json).toString('base64url');
+  it('refuses a token nested past the JSON depth limit without overflowing the stack', () => {
+    for (const levels of [1001, 12_000, 100_000]) {
+      expect(() => decodeContinue(token('['.repeat(levels)))).toThrow(
+        new InvalidContinueToken("continue key is not valid: invalid character '[' exceeded max depth"),
+      );
+    }
+    // Below the limit, the usual errors.
+    expect(() => decodeContinue(token('['.repeat(1000)))).toThrow(new InvalidContinueToken('continue key is not valid: unexpected end of JSON input'));
+  });
+});
