@@ -10,6 +10,7 @@ import { discovery } from './routes/discovery';
 import { metrics } from './routes/metrics';
 import { testHooks } from './routes/test-hooks';
 import { handleResource } from './handlers/resource';
+import { encodeResponse } from './response-encoding';
 
 export const app = new Hono<AppEnv>();
 
@@ -21,6 +22,7 @@ app.onError((err) => {
 
 app.notFound(() => statusResponse(unknownResource()));
 
+app.use('*', encodeResponse);
 app.use('*', authenticate);
 app.use('*', authorize);
 

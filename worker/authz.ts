@@ -3,6 +3,7 @@
 
 import type { MiddlewareHandler } from 'hono';
 import { parseResourcePath, type ResourceRequest } from '../core/request-info';
+import { queryBool } from '../core/query-bool';
 import { forbidden, forbiddenPath, statusResponse, tooManyRequests } from '../core/status';
 import { forbiddenReason, type UserInfo } from '../core/rbac/authorize';
 import type { RequestAttributes } from '../core/rbac/rules';
@@ -12,8 +13,7 @@ import type { AppEnv, Bindings } from './env';
 export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = c.get('user');
   const url = new URL(c.req.url);
-  const watch = url.searchParams.get('watch');
-  const info = parseResourcePath(c.req.method, url.pathname, watch === 'true' || watch === '1');
+  const info = parseResourcePath(c.req.method, url.pathname, queryBool(url.searchParams, 'watch'));
   c.set('request', info);
   const attrs = info ? resourceAttributes(info) : { verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: url.pathname };
   const shard = authorizerFor(c.env, user);

@@ -1,13 +1,32 @@
-// Front door: a write's body as the JSON text the store works with. kubectl's typed clients (create
-// namespace, create configmap, auth can-i, ...) send Kubernetes protobuf, which is decoded here.
+// Front door: a write's body as the JSON text the store works with. JSON passes through; YAML is
+// converted (core/yaml-decode); kubectl's typed clients (create namespace, create configmap, auth
+// can-i, ...) send Kubernetes protobuf, which is decoded here. Any other media type is 415, with
+// the message of apiserver negotiation.NegotiateInputSerializer.
 
 import { badRequest, StatusError, unsupportedMediaType } from '../core/status';
 import { isProtobufBody, protobufToJson, PROTOBUF_CONTENT_TYPE } from '../core/protobuf/decode';
 import { MalformedProtobuf, UnsupportedProtobufKind } from '../core/protobuf/errors';
+import { yamlToJson } from '../core/yaml-decode';
 
-export function decodeBody(contentType: string, bytes: Uint8Array): string {
-  const mediaType = contentType.split(';')[0].trim().toLowerCase();
-  if (mediaType !== PROTOBUF_CONTENT_TYPE) return new TextDecoder().decode(bytes);
+const ACCEPTED_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_CONTENT_TYPE];
+
+/** `kind` names the endpoint's type in decode errors (e.g. "ConfigMap"). */
+export function decodeBody(contentType: string, bytes: Uint8Array, kind = ''): string {
+  // mime.ParseMediaType: parameters (charset) do not matter, an empty type means the first, JSON.
+  const mediaType = contentType.split(';')[0].trim().toLowerCase() || 'application/json';
+  switch (mediaType) {
+    case 'application/json':
+      return new TextDecoder().decode(bytes);
+    case 'application/yaml':
+      return yamlToJson(new TextDecoder().decode(bytes), kind);
+    case PROTOBUF_CONTENT_TYPE:
+      return decodeProtobuf(contentType, bytes);
+    default:
+      throw new StatusError(unsupportedMediaType(contentType, ACCEPTED_MEDIA_TYPES));
+  }
+}
+
+function decodeProtobuf(contentType: string, bytes: Uint8Array): string {
   try {
     if (!isProtobufBody(bytes)) throw new MalformedProtobuf('missing the k8s protobuf prefix');
     return JSON.stringify(protobufToJson(bytes));

@@ -8,7 +8,7 @@ import { groupResource } from '../../core/registry';
 import { WATCH_HEADERS } from '../../durable-objects/watch-headers';
 import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
-import { listFormat } from '../negotiation';
+import { negotiateWatch } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
 import { replicaFor } from '../replicas';
 
@@ -24,7 +24,7 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   headers.set(WATCH_HEADERS.type, groupResource(type));
   headers.set(WATCH_HEADERS.namespace, info.namespace);
   headers.set(WATCH_HEADERS.name, info.name);
-  if (listFormat(c.req.header('accept'), undefined).as === 'Table') headers.set(WATCH_HEADERS.table, '1');
+  if (negotiateWatch(c.req.header('accept')).table) headers.set(WATCH_HEADERS.table, '1');
   const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
   if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
   const replica = replicaFor(c.env, type, c.req.raw);
