@@ -1,8 +1,10 @@
-// Front door: answers in YAML when the client's Accept prefers application/yaml, for resource
-// responses (get, list, writes) and every Status error, as kube-apiserver's YAML serializer does:
-// JSON first, then sigs.k8s.io/yaml JSONToYAML (go-yaml v2: keys sorted, sequences not indented).
-// Handlers keep producing JSON; this middleware re-encodes the finished response. Watches are
-// never touched (YAML has no stream framing; negotiateWatch answers 406 for them).
+// Front door: re-encodes a finished JSON answer the way kube-apiserver's serializers would have
+// written it, so handlers only ever produce JSON:
+// - YAML when the client's Accept prefers application/yaml, for resource answers (get, list, writes)
+//   and every Status error: JSON first, then sigs.k8s.io/yaml JSONToYAML (go-yaml v2: keys sorted,
+//   sequences not indented under their key);
+// - indented JSON for `?pretty=true`, or for curl, Wget and browsers (responsewriters isPrettyPrint).
+// Watches are never touched (YAML has no stream framing, and watch events are never indented).
 
 import type { MiddlewareHandler } from 'hono';
 import { stringify } from 'yaml';
@@ -13,28 +15,43 @@ export const YAML_CONTENT_TYPE = 'application/yaml';
 
 export const encodeResponse: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  const accept = c.req.header('accept');
-  if (!accept || !accept.toLowerCase().includes('yaml')) return;
-  let media: string;
-  try {
-    media = negotiateOutput(accept).media;
-  } catch {
-    return; // 406 itself: apimachinery writes the error as JSON when it cannot negotiate
-  }
   const res = c.res;
-  if (media !== 'yaml' || !(res.headers.get('content-type') ?? '').startsWith('application/json')) return;
+  if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) return;
   const info = c.get('request');
   if (info?.verb === 'watch') return;
-  // Discovery and OpenAPI have their own formats; only resource answers and errors are re-encoded.
-  if (!info && res.status < 400) return;
+  // Discovery and OpenAPI have their own formats; only resource answers and errors turn into YAML.
+  const yaml = (!!info || res.status >= 400) && prefersYaml(c.req.header('accept'));
+  if (!yaml && !isPrettyPrint(c.req.raw)) return;
   const text = await res.text();
   const headers = new Headers(res.headers);
-  headers.set('content-type', YAML_CONTENT_TYPE);
   headers.delete('content-length');
+  if (yaml) headers.set('content-type', YAML_CONTENT_TYPE);
   c.res = undefined; // drop the old response, so its headers (content-length) are not merged back
-  c.res = new Response(text ? jsonToYaml(text) : text, { status: res.status, headers });
+  c.res = new Response(text ? (yaml ? jsonToYaml(text) : JSON.stringify(JSON.parse(text), null, 2)) : text, { status: res.status, headers });
 };
+
+function prefersYaml(accept: string | undefined): boolean {
+  if (!accept || !accept.toLowerCase().includes('yaml')) return false;
+  try {
+    return negotiateOutput(accept).media === 'yaml';
+  } catch {
+    return false; // a 406 itself: apimachinery writes the error as JSON when it cannot negotiate
+  }
+}
 
 export function jsonToYaml(json: string): string {
   return stringify(JSON.parse(json), { sortMapEntries: true, indentSeq: false, aliasDuplicateObjects: false });
+}
+
+// strconv.ParseBool, which isPrettyPrint uses (not the query-parameter conversion).
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const PRETTY_AGENTS = ['curl', 'Wget', 'Mozilla/5.0'];
+
+/** apiserver responsewriters isPrettyPrint: a non-empty `pretty` decides; otherwise curl, Wget and browsers. */
+export function isPrettyPrint(req: Request): boolean {
+  const url = new URL(req.url);
+  const pretty = url.searchParams.get('pretty');
+  if (pretty) return GO_TRUE.has(pretty);
+  const agent = req.headers.get('user-agent') ?? '';
+  return PRETTY_AGENTS.some((p) => agent.startsWith(p));
 }

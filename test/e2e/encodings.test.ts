@@ -108,6 +108,26 @@ describe('YAML answers', () => {
   });
 });
 
+describe('pretty JSON', () => {
+  const path = `${CM}/from-yaml`;
+  it('indents for curl and for pretty=true, not for other clients or pretty=false', async () => {
+    const curl = await http(r, 'GET', path, undefined, { 'user-agent': 'curl/8.5.0' });
+    expect(curl.text).toMatch(/^\{\n {2}"apiVersion": "v1",\n {2}"kind": "ConfigMap",\n/);
+    expect(curl.json.metadata.name).toBe('from-yaml');
+    expect((await http(r, 'GET', `${path}?pretty=true`)).text).toMatch(/^\{\n {2}"apiVersion"/);
+    expect((await http(r, 'GET', `${path}?pretty=false`, undefined, { 'user-agent': 'curl/8.5.0' })).text).toMatch(/^\{"apiVersion"/);
+    expect((await http(r, 'GET', path, undefined, { 'user-agent': 'kubectl/v1.32.0' })).text).toMatch(/^\{"apiVersion"/);
+    const missing = await http(r, 'GET', `${CM}/nope?pretty=1`);
+    expect(missing.status).toBe(404);
+    expect(missing.text).toMatch(/^\{\n {2}"kind": "Status"/);
+  });
+
+  it('never indents watch events', async () => {
+    const res = await http(r, 'GET', `${CM}?watch=1&pretty=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dfrom-yaml`, undefined, { 'user-agent': 'curl/8.5.0' });
+    expect(res.text.split('\n')[0]).toMatch(/^\{"type":"ADDED"/);
+  });
+});
+
 describe('refused requests', () => {
   it('415 for a body in a media type the server does not read', async () => {
     const res = await http(r, 'POST', CM, 'name=x', { 'content-type': 'application/x-www-form-urlencoded' });

@@ -9,6 +9,7 @@ import { toTable } from '../../core/table';
 import type { StoreReply } from '../../durable-objects/resource-store';
 import type { WriteRequest } from '../../core/writes';
 import { parseSelectors } from '../../core/list-options';
+import { optionalQueryBool } from '../../core/query-bool';
 import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
 import { readBodyBytes } from '../body';
@@ -131,6 +132,7 @@ function deleteQuery(q: URLSearchParams) {
   return {
     gracePeriodSeconds: q.get('gracePeriodSeconds') ?? undefined,
     propagationPolicy: q.get('propagationPolicy') ?? undefined,
+    orphanDependents: optionalQueryBool(q, 'orphanDependents'),
   };
 }
 

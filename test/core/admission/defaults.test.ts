@@ -354,3 +354,28 @@ describe('through the write path', () => {
     expect(store.get('ns/s')!.stringData).toBeUndefined();
   });
 });
+
+describe('service addresses', () => {
+  const env = { type: lookupGroupResource('core/services')!, now: 0, newUid: () => 'uid-1', randomSuffix: () => 'abcde' };
+  const store: WriteStore = { get: () => undefined, objects: () => [], commit: (_t, _k, o) => o };
+  const create = (spec: Record<string, unknown>) =>
+    (executeWrite(store, env, { verb: 'create', namespace: 'ns', body: JSON.stringify({ metadata: { name: 's' }, spec }) }).body as KubeObject).spec;
+
+  it('a headless service with a selector is single-stack IPv4 with clusterIPs [None]', () => {
+    expect(create({ clusterIP: 'None', selector: { app: 'db' }, ports: [{ port: 5432 }] })).toMatchObject({
+      clusterIP: 'None', clusterIPs: ['None'], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', type: 'ClusterIP',
+    });
+  });
+
+  it('a headless service without a selector requires dual-stack, served as IPv4 here', () => {
+    expect(create({ clusterIP: 'None', ports: [{ port: 80 }] })).toMatchObject({
+      clusterIP: 'None', clusterIPs: ['None'], ipFamilies: ['IPv4'], ipFamilyPolicy: 'RequireDualStack',
+    });
+  });
+
+  it('an ExternalName service gets no address fields', () => {
+    const spec = create({ type: 'ExternalName', externalName: 'example.com' }) as Record<string, unknown>;
+    expect(spec.clusterIP).toBeUndefined();
+    expect(spec.ipFamilies).toBeUndefined();
+  });
+});
