@@ -34,7 +34,9 @@ export function job(obj: Obj): void {
       for (const pattern of objects(rule.onPodConditions)) if (!pattern.status) pattern.status = 'True';
     }
   }
+  // JobPodReplacementPolicy (beta, on in 1.32).
   fill(spec, { podReplacementPolicy: isObject(spec.podFailurePolicy) ? 'Failed' : 'TerminatingOrFailed' });
+  fill(spec, { manualSelector: false });
   podTemplate(spec.template);
   if (obj.status === undefined || obj.status === null) obj.status = {};
 }

@@ -107,7 +107,6 @@ function volume(v: Obj): void {
     }
   }
   if (isObject(v.iscsi)) fillString(v.iscsi, { iscsiInterface: 'default' });
-  if (isObject(v.rbd)) fillString(v.rbd, { pool: 'rbd', user: 'admin', keyring: '/etc/ceph/keyring' });
   if (isObject(v.azureDisk)) {
     fillString(v.azureDisk, { cachingMode: 'ReadWrite', fsType: 'ext4', kind: 'Shared' });
     fill(v.azureDisk, { readOnly: false });

@@ -117,7 +117,7 @@ describe('batch/v1', () => {
       apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'pi', uid: 'u-1', labels },
       spec: {
         parallelism: 1, completions: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false,
-        podReplacementPolicy: 'TerminatingOrFailed', manualSelector: undefined,
+        podReplacementPolicy: 'TerminatingOrFailed', manualSelector: false,
         selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u-1' } },
         template: {
           metadata: { creationTimestamp: null, labels },
