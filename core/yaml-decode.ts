@@ -28,7 +28,7 @@ export function yamlToJson(text: string, kind: string): string {
   try {
     const docs = parseAllDocuments(text, PARSE_OPTIONS);
     const doc = Array.isArray(docs) ? docs[0] : undefined;
-    if (doc?.errors.length) throw unrecognized(kind, `error converting YAML to JSON: yaml: ${firstLine(doc.errors[0].message)}`, text);
+    if (doc?.errors.length) throw unrecognized(kind, `error converting YAML to JSON: ${syntaxError(doc.errors[0])}`, text);
     value = doc ? doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) : null;
   } catch (e) {
     if (e instanceof StatusError) throw e;
@@ -51,8 +51,11 @@ export function yamlToJson(text: string, kind: string): string {
   }
 }
 
-function firstLine(message: string): string {
-  return message.split('\n')[0].trim();
+/** go-yaml's shape, "yaml: line N: <what>", around the yaml package's own description. */
+function syntaxError(e: { message: string; linePos?: { line: number }[] }): string {
+  const what = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '').trim();
+  const line = e.linePos?.[0]?.line;
+  return line ? `yaml: line ${line}: ${what}` : `yaml: ${what}`;
 }
 
 /**
