@@ -1,14 +1,15 @@
 // Front door: what representation the client asked for, negotiated as kube-apiserver does
 // (apiserver pkg/endpoints/handlers/negotiation/negotiate.go): Accept clauses in q order, the first
-// one a serializer takes wins. JSON and YAML are served; a protobuf clause is passed over so that
-// client-go's `application/vnd.kubernetes.protobuf, application/json` gets JSON. `as=Table;g=meta.k8s.io;v=v1`
-// asks get and list for a Table, which watch streams as JSON only (YAML has no stream framing).
+// one a serializer takes wins. JSON, YAML and Kubernetes protobuf are served (./response-encoding
+// turns the handlers' JSON into the others). `as=Table;g=meta.k8s.io;v=v1` asks get and list for a
+// Table, served as JSON or YAML. Watches stream JSON: a protobuf clause is passed over for them (client-go
+// reads the stream by its Content-Type), and YAML, which has no stream framing, is refused.
 
 import type { ListFormat } from '../core/list-render';
 import type { IncludeObject } from '../core/table';
 import { notAcceptable, StatusError } from '../core/status';
 
-export type OutputMedia = 'json' | 'yaml';
+export type OutputMedia = 'json' | 'yaml' | 'protobuf';
 
 export interface OutputFormat {
   media: OutputMedia;
@@ -48,12 +49,11 @@ function parseAccept(accept: string): Clause[] {
   return clauses.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.i - b.i);
 }
 
-// The serializers in the codec factory's order; protobuf is listed so that `application/*` and `*/*`
-// still pick JSON first, and is never chosen (no encoder yet).
+// The serializers in the codec factory's order, so `application/*` and `*/*` pick JSON.
 const SERIALIZERS = [
-  { type: 'application', subtype: 'json', media: 'json' as const, stream: true },
-  { type: 'application', subtype: 'yaml', media: 'yaml' as const, stream: false },
-  { type: 'application', subtype: 'vnd.kubernetes.protobuf', media: undefined, stream: true },
+  { type: 'application', subtype: 'json', media: 'json' as const },
+  { type: 'application', subtype: 'yaml', media: 'yaml' as const },
+  { type: 'application', subtype: 'vnd.kubernetes.protobuf', media: 'protobuf' as const },
 ];
 
 function matches(c: Clause, s: (typeof SERIALIZERS)[number]): boolean {
@@ -78,7 +78,7 @@ export function negotiateOutput(accept: string | undefined): OutputFormat {
     if (conv === 'unsupported') continue;
     for (const s of SERIALIZERS) {
       if (!matches(clause, s)) continue;
-      if (!s.media) break; // protobuf: this clause cannot be served, try the next one
+      if (s.media === 'protobuf' && conv === 'table') break; // no protobuf Table here: try the next clause
       return { media: s.media, table: conv === 'table' };
     }
   }
@@ -96,8 +96,8 @@ export function negotiateWatch(accept: string | undefined): { table: boolean } {
     if (conv === 'unsupported') continue;
     for (const s of SERIALIZERS) {
       if (!matches(clause, s)) continue;
-      if (!s.media) break;
-      if (!s.stream) throw new StatusError(notAcceptable(NOT_ACCEPTABLE_STREAM));
+      if (s.media === 'protobuf') break; // streamed as JSON: take the client's next clause
+      if (s.media === 'yaml') throw new StatusError(notAcceptable(NOT_ACCEPTABLE_STREAM));
       return { table: conv === 'table' };
     }
   }

@@ -1,15 +1,19 @@
 // Front door: re-encodes a finished JSON answer the way kube-apiserver's serializers would have
-// written it, so handlers only ever produce JSON:
-// - YAML when the client's Accept prefers application/yaml, for resource answers (get, list, writes)
-//   and every Status error: JSON first, then sigs.k8s.io/yaml JSONToYAML (go-yaml v2: keys sorted,
-//   sequences not indented under their key);
+// written it, so handlers only ever produce JSON. For resource answers (get, list, writes) and every
+// Status error:
+// - YAML when the client's Accept prefers application/yaml: JSON first, then sigs.k8s.io/yaml
+//   JSONToYAML (go-yaml v2: keys sorted, sequences not indented under their key);
+// - Kubernetes protobuf when it prefers application/vnd.kubernetes.protobuf (client-go's typed clients),
+//   for every kind with a schema; anything else stays JSON, which client-go reads by its Content-Type;
 // - indented JSON for `?pretty=true`, or for curl, Wget and browsers (responsewriters isPrettyPrint).
-// Watches are never touched (YAML has no stream framing, and watch events are never indented).
+// Watches are never touched (they stream JSON; watch events are never indented).
 
 import type { MiddlewareHandler } from 'hono';
 import { stringify } from 'yaml';
 import type { AppEnv } from './env';
-import { negotiateOutput } from './negotiation';
+import { negotiateOutput, type OutputMedia } from './negotiation';
+import { jsonToProtobuf } from '../core/protobuf/encode';
+import { PROTOBUF_CONTENT_TYPE } from '../core/protobuf/decode';
 
 export const YAML_CONTENT_TYPE = 'application/yaml';
 
@@ -19,23 +23,39 @@ export const encodeResponse: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) return;
   const info = c.get('request');
   if (info?.verb === 'watch') return;
-  // Discovery and OpenAPI have their own formats; only resource answers and errors turn into YAML.
-  const yaml = (!!info || res.status >= 400) && prefersYaml(c.req.header('accept'));
-  if (!yaml && !isPrettyPrint(c.req.raw)) return;
+  // Discovery and OpenAPI have their own formats; only resource answers and errors are re-encoded.
+  const media = info || res.status >= 400 ? preferredMedia(c.req.header('accept')) : 'json';
+  const pretty = media === 'json' && isPrettyPrint(c.req.raw);
+  if (media === 'json' && !pretty) return;
   const text = await res.text();
+  let body: BodyInit = text;
+  let contentType = 'application/json';
+  if (text && media === 'yaml') {
+    body = jsonToYaml(text);
+    contentType = YAML_CONTENT_TYPE;
+  } else if (text && media === 'protobuf') {
+    const encoded = jsonToProtobuf(JSON.parse(text));
+    if (encoded) {
+      body = encoded as Uint8Array<ArrayBuffer>;
+      contentType = PROTOBUF_CONTENT_TYPE;
+    }
+  } else if (text && pretty) {
+    body = JSON.stringify(JSON.parse(text), null, 2);
+  }
   const headers = new Headers(res.headers);
   headers.delete('content-length');
-  if (yaml) headers.set('content-type', YAML_CONTENT_TYPE);
+  headers.set('content-type', contentType);
   c.res = undefined; // drop the old response, so its headers (content-length) are not merged back
-  c.res = new Response(text ? (yaml ? jsonToYaml(text) : JSON.stringify(JSON.parse(text), null, 2)) : text, { status: res.status, headers });
+  c.res = new Response(body, { status: res.status, headers });
 };
 
-function prefersYaml(accept: string | undefined): boolean {
-  if (!accept || !accept.toLowerCase().includes('yaml')) return false;
+function preferredMedia(accept: string | undefined): OutputMedia {
+  // Fast path: most clients (kubectl get, informers) ask for JSON only.
+  if (!accept || !/yaml|protobuf/i.test(accept)) return 'json';
   try {
-    return negotiateOutput(accept).media === 'yaml';
+    return negotiateOutput(accept).media;
   } catch {
-    return false; // a 406 itself: apimachinery writes the error as JSON when it cannot negotiate
+    return 'json'; // a 406 itself: apimachinery writes the error as JSON when it cannot negotiate
   }
 }
 

@@ -2,7 +2,8 @@
 // as kube-apiserver words them, apimachinery booleans in the query, and the defaults kubectl shows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { http, kubectl, startTestGateway, stopTestGateway, TOKEN, type Running } from './fixtures';
+import { protobufToJson } from '../../core/protobuf/decode';
 
 let r: Running;
 const NS = 'enc';
@@ -87,10 +88,42 @@ describe('YAML answers', () => {
     });
   });
 
-  it('client-go\'s protobuf-then-JSON Accept still gets JSON', async () => {
-    const res = await http(r, 'GET', `${CM}/from-yaml`, undefined, { accept: 'application/vnd.kubernetes.protobuf, application/json' });
-    expect(res.headers.get('content-type')).toBe('application/json');
-    expect(res.json.metadata.name).toBe('from-yaml');
+  it('client-go\'s protobuf-then-JSON Accept gets protobuf: objects, lists, writes and errors', async () => {
+    const accept = { accept: 'application/vnd.kubernetes.protobuf, application/json' };
+    const raw = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${r.gateway.url}${path}`, {
+        method, body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...accept },
+      });
+      expect(res.headers.get('content-type')).toBe('application/vnd.kubernetes.protobuf');
+      return { status: res.status, obj: protobufToJson(new Uint8Array(await res.arrayBuffer())) };
+    };
+    const json = (await http(r, 'GET', `${CM}/from-yaml`)).json;
+    expect((await raw('GET', `${CM}/from-yaml`)).obj).toEqual(json);
+    const list = await raw('GET', CM);
+    expect(list.obj).toMatchObject({ kind: 'ConfigMapList', apiVersion: 'v1', items: expect.arrayContaining([expect.objectContaining({ metadata: expect.objectContaining({ name: 'from-yaml' }) })]) });
+    const created = await raw('POST', CM, { metadata: { name: 'pb-answer' }, data: { k: 'v' } });
+    expect(created.status).toBe(201);
+    expect(created.obj).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'pb-answer' }, data: { k: 'v' } });
+    const missing = await raw('GET', `${CM}/nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.obj).toEqual({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "nope" not found',
+      reason: 'NotFound', details: { name: 'nope', kind: 'configmaps' }, code: 404,
+    });
+    // kubectl get's Table has no protobuf form here: the JSON clause serves it.
+    const table = await http(r, 'GET', CM, undefined, { accept: 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+    expect(table.json.kind).toBe('Table');
+  });
+
+  it('kubectl\'s typed commands read the protobuf answers', async () => {
+    const res = await kubectl(r, ['-n', NS, 'create', 'configmap', 'typed', '--from-literal=a=b', '-v=8']);
+    expect(res.code).toBe(0);
+    expect(res.stdout.trim()).toBe('configmap/typed created');
+    expect(res.stderr).toMatch(/Response Headers:[\s\S]*?Content-Type: application\/vnd\.kubernetes\.protobuf/i);
+    const denied = await kubectl(r, ['-n', NS, 'create', 'configmap', 'typed', '--from-literal=a=b']);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr.trim()).toBe('error: failed to create configmap: configmaps "typed" already exists');
   });
 
   it('406 for an Accept nothing can serve, before any write', async () => {

@@ -11,8 +11,10 @@ describe('negotiateOutput', () => {
     ['application/yaml', 'yaml', false],
     ['*/*', 'json', false],
     ['application/*', 'json', false],
-    ['application/vnd.kubernetes.protobuf,application/json', 'json', false],
-    ['application/vnd.kubernetes.protobuf, application/yaml', 'yaml', false],
+    ['application/vnd.kubernetes.protobuf,application/json', 'protobuf', false],
+    ['application/vnd.kubernetes.protobuf', 'protobuf', false],
+    ['application/json;q=0.9, application/vnd.kubernetes.protobuf', 'protobuf', false],
+    ['application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, application/json;as=Table;v=v1;g=meta.k8s.io', 'json', true],
     ['application/json;q=0.5, application/yaml', 'yaml', false],
     ['application/json;as=Table;v=v1;g=meta.k8s.io,application/json', 'json', true],
     ['application/yaml;as=Table;v=v1;g=meta.k8s.io', 'yaml', true],
@@ -21,7 +23,7 @@ describe('negotiateOutput', () => {
     expect(negotiateOutput(accept)).toEqual({ media, table });
   });
 
-  it.each(['text/html', 'application/vnd.kubernetes.protobuf', 'application/json;as=Widget;g=x;v=v1'])('%j → 406', (accept) => {
+  it.each(['text/html', 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io', 'application/json;as=Widget;g=x;v=v1'])('%j → 406', (accept) => {
     expect(statusOf(() => negotiateOutput(accept))).toEqual({
       kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
       message: 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
@@ -40,6 +42,7 @@ describe('negotiateWatch', () => {
     expect(negotiateWatch('application/json;as=Table;v=v1;g=meta.k8s.io,application/json')).toEqual({ table: true });
     expect(negotiateWatch('application/vnd.kubernetes.protobuf, application/json')).toEqual({ table: false });
     expect(negotiateWatch(undefined)).toEqual({ table: false });
+    expect(statusOf(() => negotiateWatch('application/vnd.kubernetes.protobuf')).code).toBe(406);
   });
 
   it('refuses a client that prefers YAML, which has no stream framing', () => {
