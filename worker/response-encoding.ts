@@ -59,8 +59,12 @@ function preferredMedia(accept: string | undefined): OutputMedia {
   }
 }
 
+/**
+ * YAML 1.1 scalars as go-yaml v2 writes them: strings a 1.1 reader would take for something else
+ * ("yes", "on", "y", "0755", "2024-01-01") are quoted, so PyYAML and go-yaml read back the same values.
+ */
 export function jsonToYaml(json: string): string {
-  return stringify(JSON.parse(json), { sortMapEntries: true, indentSeq: false, aliasDuplicateObjects: false });
+  return stringify(JSON.parse(json), { version: '1.1', sortMapEntries: true, indentSeq: false, aliasDuplicateObjects: false });
 }
 
 // strconv.ParseBool, which isPrettyPrint uses (not the query-parameter conversion).
