@@ -52,8 +52,9 @@ export function endpoints(obj: Obj): void {
   for (const subset of objects(obj.subsets)) for (const p of objects(subset.ports)) fillString(p, { protocol: 'TCP' });
 }
 
-/** SetDefaults_NodeStatus: allocatable is capacity unless reported. */
+/** SetDefaults_NodeStatus: allocatable is capacity unless reported. NodeSpec is a struct, always written. */
 export function node(obj: Obj): void {
+  fill(obj, { spec: {} });
   const status = obj.status;
   if (isObject(status) && isObject(status.capacity) && status.allocatable == null) status.allocatable = { ...status.capacity };
 }

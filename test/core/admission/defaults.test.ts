@@ -257,6 +257,13 @@ describe('core/v1', () => {
     expect(typed).toEqual({ kind: 'Secret', metadata: { name: 's' }, type: 'kubernetes.io/tls' });
   });
 
+  it('Node: an empty spec, and allocatable from capacity', () => {
+    const n = defaulted({ kind: 'Node', metadata: { name: 'n' }, status: { capacity: { cpu: '4', pods: '110' } } });
+    expect(n).toEqual({ kind: 'Node', metadata: { name: 'n' }, spec: {}, status: { capacity: { cpu: '4', pods: '110' }, allocatable: { cpu: '4', pods: '110' } } });
+    const reported = defaulted({ kind: 'Node', metadata: { name: 'n' }, spec: { podCIDR: '10.244.1.0/24' }, status: { capacity: { cpu: '4' }, allocatable: { cpu: '3' } } });
+    expect(reported.status).toEqual({ capacity: { cpu: '4' }, allocatable: { cpu: '3' } });
+  });
+
   it('Endpoints ports and Event zero values', () => {
     const ep = defaulted({ kind: 'Endpoints', metadata: { name: 'e' }, subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80 }] }] });
     expect(ep.subsets).toEqual([{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80, protocol: 'TCP' }] }]);
