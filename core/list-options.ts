@@ -8,6 +8,7 @@ import { parseFieldSelector, type FieldSelector } from './selectors/field-select
 import { SelectorError } from './selectors/selector-error';
 import { checkFieldSelector } from './selectors/object-fields';
 import type { ResourceType } from './registry';
+import { optionalQueryBool, queryBool } from './query-bool';
 
 export type ResourceVersionMatch = '' | 'Exact' | 'NotOlderThan';
 
@@ -43,8 +44,8 @@ export function parseListOptions(query: URLSearchParams, isWatch: boolean): List
     limit: parseIntParam(query, 'limit'),
     continue: query.get('continue') ?? '',
     timeoutSeconds: parseIntParam(query, 'timeoutSeconds'),
-    allowWatchBookmarks: parseBool(query.get('allowWatchBookmarks')),
-    sendInitialEvents: query.has('sendInitialEvents') ? parseBool(query.get('sendInitialEvents')) : undefined,
+    allowWatchBookmarks: queryBool(query, 'allowWatchBookmarks'),
+    sendInitialEvents: optionalQueryBool(query, 'sendInitialEvents'),
   };
   const causes = isWatch ? validateWatch(opts) : validateList(opts);
   if (causes.length) throw new StatusError(invalid(LIST_OPTIONS_GROUP, LIST_OPTIONS_KIND, '', causes));
@@ -81,10 +82,6 @@ function parseIntParam(query: URLSearchParams, name: string): number {
     throw new StatusError(badRequest(`invalid value for ${name}: strconv.ParseInt: parsing "${raw}": invalid syntax`));
   }
   return Math.max(0, n);
-}
-
-function parseBool(v: string | null): boolean {
-  return v === 'true' || v === '1';
 }
 
 function forbiddenCause(field: string, detail: string): StatusCause {

@@ -56,7 +56,9 @@ export function parseResourcePath(method: string, path: string, watchParam: bool
     namespace = '';
   }
   const type = lookupType(group, version, resource);
-  return { verb: verbFor(method, name, watchParam || legacyWatch), group, version, resource, type, namespace, name, subresource };
+  // requestinfo.go reads the watch parameter only for a collection; /watch/ paths watch one object too.
+  const watch = legacyWatch || (watchParam && !name);
+  return { verb: verbFor(method, name, watch), group, version, resource, type, namespace, name, subresource };
 }
 
 function verbFor(method: string, name: string, watch: boolean): Verb {

@@ -134,9 +134,14 @@ export function unknownResource(): Status {
   return failure(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 
-/** A verb the resource (or this path to it) does not support. */
+/**
+ * A verb the resource (or this path to it) does not support. kube-apiserver answers from its router
+ * (server/handler.go serviceErrorHandler → NewGenericServerResponse), carrying go-restful's text as a cause.
+ */
 export function methodNotAllowed(): Status {
-  return failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  return failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {
+    causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }],
+  });
 }
 
 export function notAcceptable(message: string): Status {

@@ -54,6 +54,7 @@ export type WriteRequest =
 export interface DeleteQuery {
   gracePeriodSeconds?: string;
   propagationPolicy?: string;
+  orphanDependents?: boolean; // a *bool: undefined when the query does not set it
 }
 
 export interface WriteResponse {

@@ -3,6 +3,7 @@
 
 import type { MiddlewareHandler } from 'hono';
 import { parseResourcePath, type ResourceRequest } from '../core/request-info';
+import { queryBool } from '../core/query-bool';
 import { forbidden, forbiddenPath, statusResponse, tooManyRequests } from '../core/status';
 import { forbiddenReason, isPrivileged, type UserInfo } from '../core/rbac/authorize';
 import type { RequestAttributes } from '../core/rbac/rules';
@@ -13,8 +14,7 @@ import type { AppEnv, Bindings } from './env';
 export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = c.get('user');
   const url = new URL(c.req.url);
-  const watch = url.searchParams.get('watch');
-  const info = parseResourcePath(c.req.method, url.pathname, watch === 'true' || watch === '1');
+  const info = parseResourcePath(c.req.method, url.pathname, queryBool(url.searchParams, 'watch'));
   c.set('request', info);
   // kube's privileged-group authorizer: system:masters is allowed before RBAC (and flow control) is
   // consulted, so no RBAC state — every binding deleted, a bad object stored — can lock it out.

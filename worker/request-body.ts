@@ -1,15 +1,33 @@
-// Front door: a write's body as the JSON text the store works with. kubectl's typed clients (create
-// namespace, create configmap, auth can-i, ...) send Kubernetes protobuf, which is decoded here.
+// Front door: a write's body as the JSON text the store works with. JSON passes through; YAML is
+// converted (core/yaml-decode); kubectl's typed clients (create namespace, create configmap, auth
+// can-i, ...) send Kubernetes protobuf, which is decoded here. Any other media type is 415, with
+// the message of apiserver negotiation.NegotiateInputSerializer.
 
 import { badRequest, requestEntityTooLarge, StatusError, unsupportedMediaType } from '../core/status';
 import { isProtobufBody, protobufToJson, PROTOBUF_CONTENT_TYPE } from '../core/protobuf/decode';
 import { MalformedProtobuf, ProtobufTooLarge, UnsupportedProtobufKind } from '../core/protobuf/errors';
 import { jsonDepthError } from '../core/json-depth';
-import { patchDecodeError, patchTypeOf } from '../core/patch/patch-body';
+import { yamlToJson } from '../core/yaml-decode';
 
-export function decodeBody(contentType: string, bytes: Uint8Array): string {
-  const mediaType = contentType.split(';')[0].trim().toLowerCase();
-  if (mediaType !== PROTOBUF_CONTENT_TYPE) return checkDepth(mediaType, new TextDecoder().decode(bytes));
+const ACCEPTED_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_CONTENT_TYPE];
+
+/** `kind` names the endpoint's type in decode errors (e.g. "ConfigMap"). */
+export function decodeBody(contentType: string, bytes: Uint8Array, kind = ''): string {
+  // mime.ParseMediaType: parameters (charset) do not matter, an empty type means the first, JSON.
+  const mediaType = contentType.split(';')[0].trim().toLowerCase() || 'application/json';
+  switch (mediaType) {
+    case 'application/json':
+      return checkDepth(new TextDecoder().decode(bytes));
+    case 'application/yaml':
+      return yamlToJson(new TextDecoder().decode(bytes), kind);
+    case PROTOBUF_CONTENT_TYPE:
+      return decodeProtobuf(contentType, bytes);
+    default:
+      throw new StatusError(unsupportedMediaType(contentType, ACCEPTED_MEDIA_TYPES));
+  }
+}
+
+function decodeProtobuf(contentType: string, bytes: Uint8Array): string {
   try {
     if (!isProtobufBody(bytes)) throw new MalformedProtobuf('missing the k8s protobuf prefix');
     return JSON.stringify(protobufToJson(bytes));
@@ -23,14 +41,11 @@ export function decodeBody(contentType: string, bytes: Uint8Array): string {
   }
 }
 
-// A body nested too deep for the walkers is refused here already, with the Status the store would
-// give it (core/writes.ts parseBody, core/patch/patch-body.ts), so it never reaches the store.
-// YAML is converted elsewhere and checked as JSON by the store.
-function checkDepth(mediaType: string, text: string): string {
-  if (mediaType.includes('yaml')) return text;
+// A body nested too deep for the walkers is refused here already, with the Status the store would give it
+// (core/writes.ts parseBody), so it never reaches the store. Patch bodies are read raw and checked where the
+// store decodes them (core/patch/patch-body.ts); YAML is converted first and checked as JSON by the store.
+function checkDepth(text: string): string {
   const tooDeep = jsonDepthError(text);
-  if (!tooDeep) return text;
-  const patchType = patchTypeOf(mediaType);
-  if (patchType) throw patchDecodeError(patchType, tooDeep);
-  throw new StatusError(badRequest(`couldn't get version/kind; json parse error: ${tooDeep}`));
+  if (tooDeep) throw new StatusError(badRequest(`couldn't get version/kind; json parse error: ${tooDeep}`));
+  return text;
 }

@@ -13,7 +13,17 @@ const FIRST_FREE = 2;
 
 export function allocateClusterIP(store: WriteStore, svc: KubeObject, seed: string): void {
   const spec = (svc.spec ??= {}) as Spec;
-  if (spec.type === 'ExternalName' || spec.clusterIP === 'None') return;
+  if (spec.type === 'ExternalName') return;
+  if (spec.clusterIP === 'None' || (!spec.clusterIP && spec.clusterIPs?.[0] === 'None')) {
+    // Headless: no address, but families as for any other (service/storage/alloc.go initIPFamilyFields);
+    // without a selector the policy defaults to RequireDualStack, which a single-stack cluster serves as IPv4.
+    spec.clusterIP = 'None';
+    spec.clusterIPs ??= ['None'];
+    spec.ipFamilies ??= ['IPv4'];
+    const selector = (svc.spec as { selector?: Record<string, string> }).selector;
+    spec.ipFamilyPolicy ??= selector && Object.keys(selector).length ? 'SingleStack' : 'RequireDualStack';
+    return;
+  }
   if (!spec.clusterIP) {
     const used = new Set<string>();
     for (const other of store.objects('')) {

@@ -10,7 +10,8 @@
 
 import { MalformedProtobuf, ProtobufTooLarge, UnsupportedProtobufKind } from './errors';
 import { jsonDepthError, MAX_JSON_DEPTH } from '../json-depth';
-import { KINDS, LIST_WRAPPERS, MESSAGES } from './schema.generated';
+import { LIST_WRAPPERS, MESSAGES } from './schema.generated';
+import { listMessageSpec, messageKeyFor, RESPONSE_MESSAGES } from './response-schema';
 import { ProtoReader, WireType } from './wire';
 
 export { MalformedProtobuf, ProtobufTooLarge, UnsupportedProtobufKind } from './errors';
@@ -106,7 +107,7 @@ function decodeEnvelope(bytes: Uint8Array, budget: DecodeBudget): Record<string,
   }
 
   // DeleteOptions is registered in every group version, so it may arrive as apps/v1, batch/v1, v1, ...
-  const key = kind === 'DeleteOptions' ? 'meta/v1.DeleteOptions' : KINDS[`${apiVersion}/${kind}`];
+  const key = kind === 'DeleteOptions' ? 'meta/v1.DeleteOptions' : messageKeyFor(apiVersion, kind);
   if (!key) throw new UnsupportedProtobufKind(apiVersion, kind);
   const def = messageDef(key);
   budget.message();
@@ -117,7 +118,7 @@ function decodeEnvelope(bytes: Uint8Array, budget: DecodeBudget): Record<string,
 
 // ---- schema ----
 
-type ScalarType =
+export type ScalarType =
   | 'string' | 'bytes' | 'bool' | 'int32' | 'int64' | 'uint32' | 'uint64' | 'sint32' | 'sint64'
   | 'fixed32' | 'fixed64' | 'sfixed32' | 'sfixed64' | 'double' | 'float';
 
@@ -127,9 +128,9 @@ const SCALARS = new Set<string>([
 ]);
 
 /** A value type: a scalar keyword or a message key ("alias.Name"). */
-type ValueType = { scalar: ScalarType } | { message: string };
+export type ValueType = { scalar: ScalarType } | { message: string };
 
-interface FieldDef {
+export interface FieldDef {
   num: number;
   name: string;
   value: ValueType;
@@ -140,7 +141,7 @@ interface FieldDef {
   inline: boolean;
 }
 
-interface MessageDef {
+export interface MessageDef {
   key: string;
   fields: FieldDef[];
   byNum: Map<number, FieldDef>;
@@ -157,10 +158,10 @@ const defs = new Map<string, MessageDef>();
 const listWrappers = new Set(LIST_WRAPPERS);
 
 /** Parses a message's compact schema string on first use (most requests touch a few dozen messages). */
-function messageDef(key: string): MessageDef {
+export function messageDef(key: string): MessageDef {
   const cached = defs.get(key);
   if (cached) return cached;
-  const spec = MESSAGES[key] ?? ENVELOPE[key];
+  const spec = MESSAGES[key] ?? ENVELOPE[key] ?? RESPONSE_MESSAGES[key] ?? listMessageSpec(key, MESSAGES);
   if (spec === undefined) throw new Error(`protobuf schema has no message ${key}`);
   const pkg = key.slice(0, key.lastIndexOf('.'));
   const valueType = (t: string): ValueType =>

@@ -44,6 +44,48 @@ export class ProtoWriter {
     return this.buf.slice(0, this.pos);
   }
 
+  // ---- the low-level form, for encoders that walk their own schema (core/protobuf/encode.ts) ----
+
+  tag(field: number, wire: number): void {
+    this.key(field, wire);
+  }
+
+  /** An unsigned varint of a non-negative safe integer. */
+  uvarint(n: number): void {
+    this.varint(n);
+  }
+
+  /** A signed integer as int32/int64 write it: negative values take all 64 bits (ten bytes), as Go writes them. */
+  svarint(n: number): void {
+    if (n >= 0) return this.varint(n);
+    let x = BigInt.asUintN(64, BigInt(n));
+    this.ensure(10);
+    while (x >= 0x80n) {
+      this.buf[this.pos++] = Number(x & 0x7fn) | 0x80;
+      x >>= 7n;
+    }
+    this.buf[this.pos++] = Number(x);
+  }
+
+  fixed(bytes: 4 | 8, set: (view: DataView) => void): void {
+    this.ensure(bytes);
+    set(new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, bytes));
+    this.pos += bytes;
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  /** A length-delimited field of ready bytes: its tag, its length, its bytes. */
+  field(field: number, bytes: Uint8Array): void {
+    this.key(field, WireType.Bytes);
+    this.varint(bytes.length);
+    this.raw(bytes);
+  }
+
   private stringAlways(field: number, value: string): void {
     this.key(field, WireType.Bytes);
     this.delimited(() => this.utf8(value));

@@ -7,6 +7,8 @@ describe('parseResourcePath', () => {
     ['GET', '/api/v1/namespaces/ns/pods/p', false, { verb: 'get', resource: 'pods', namespace: 'ns', name: 'p' }],
     ['GET', '/api/v1/namespaces/ns/pods', true, { verb: 'watch', resource: 'pods', namespace: 'ns' }],
     ['GET', '/api/v1/watch/namespaces/ns/pods', false, { verb: 'watch', resource: 'pods', namespace: 'ns' }],
+    ['GET', '/api/v1/watch/namespaces/ns/pods/p', false, { verb: 'watch', resource: 'pods', namespace: 'ns', name: 'p' }],
+    ['GET', '/api/v1/namespaces/ns/pods/p', true, { verb: 'get', resource: 'pods', namespace: 'ns', name: 'p' }],
     ['GET', '/api/v1/pods', false, { verb: 'list', resource: 'pods', namespace: '' }],
     ['GET', '/api/v1/namespaces', false, { verb: 'list', resource: 'namespaces', namespace: '', name: '' }],
     ['GET', '/api/v1/namespaces/foo', false, { verb: 'get', resource: 'namespaces', namespace: '', name: 'foo' }],

@@ -48,13 +48,14 @@ const deployment = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('create', () => {
-  it('sets uid, creationTimestamp, generation and namespace, and drops status', () => {
+  it('sets uid, creationTimestamp, generation and namespace, and resets status to its zero value', () => {
     const { store } = memoryStore();
     const res = run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify(deployment()) });
     expect(res.code).toBe(201);
     const obj = res.body as KubeObject;
     expect(obj.metadata).toMatchObject({ name: 'web', namespace: 'ns', uid: 'uid-1', generation: 1, resourceVersion: '1', creationTimestamp: '2026-01-02T03:04:05Z' });
-    expect(obj.status).toBeUndefined();
+    // DeploymentStatus is a struct: kube answers `status: {}`, never the client's status.
+    expect(obj.status).toEqual({});
   });
 
   it('generates a name from generateName and retries on collision', () => {
@@ -90,7 +91,7 @@ describe('update', () => {
     expect(labelled.metadata.generation).toBe(1);
     const scaled = run(store, { verb: 'update', namespace: 'ns', name: 'web', subresource: '', body: JSON.stringify(deployment({ spec: { ...deployment().spec, replicas: 3 } })) }).body as KubeObject;
     expect(scaled.metadata.generation).toBe(2);
-    expect(scaled.status).toBeUndefined();
+    expect(scaled.status).toEqual({});
   });
 
   it('changes only status through /status', () => {

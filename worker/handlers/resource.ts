@@ -10,12 +10,13 @@ import { logRenderError } from '../../core/list-render';
 import type { StoreReply } from '../../durable-objects/resource-store';
 import type { WriteRequest } from '../../core/writes';
 import { parseSelectors } from '../../core/list-options';
+import { optionalQueryBool } from '../../core/query-bool';
 import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
 import { readBodyBytes } from '../body';
 import { decodeBody } from '../request-body';
 import { parseFieldValidation } from '../../core/validation/known-fields';
-import { listFormat } from '../negotiation';
+import { listFormat, negotiateOutput } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { watch } from './watch';
 import { review, tokenRequest } from './reviews';
@@ -30,9 +31,13 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   if (!type || (info.namespace && !type.namespaced)) throw new StatusError(unknownResource());
   // /api/v1/pods (no namespace) serves list and watch across namespaces, nothing else.
   const allNamespaces = type.namespaced && !info.namespace;
-  if (!type.verbs.includes(info.verb) || (allNamespaces && info.verb !== 'list' && info.verb !== 'watch')) {
+  // PUT and PATCH have routes on items only (a collection path answers 405, as kube's router does).
+  const itemVerbOnCollection = (info.verb === 'update' || info.verb === 'patch') && !info.name;
+  if (!type.verbs.includes(info.verb) || itemVerbOnCollection || (allNamespaces && info.verb !== 'list' && info.verb !== 'watch')) {
     throw new StatusError(methodNotAllowed());
   }
+  // 406 before anything is done: a write must not happen when its answer cannot be sent.
+  if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
   const url = new URL(c.req.url);
   switch (info.verb) {
     case 'get':
@@ -68,7 +73,11 @@ async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<R
 }
 
 async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
-  const body = decodeBody(c.req.header('content-type') ?? '', await readBodyBytes(c.req.raw));
+  const bytes = await readBodyBytes(c.req.raw);
+  const contentType = c.req.header('content-type') ?? '';
+  // A patch body is read by its patch type; a DELETE's options only when it sent any (rest.go).
+  const raw = info.verb === 'patch' || (bytes.length === 0 && (info.verb === 'delete' || info.verb === 'deletecollection'));
+  const body = raw ? new TextDecoder().decode(bytes) : decodeBody(contentType, bytes, bodyKind(type, info));
   const q = url.searchParams;
   const dryRun = q.getAll('dryRun').includes('All');
   const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
@@ -113,10 +122,19 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   return reply(result);
 }
 
+/** The kind a body must be, for decode errors: DeleteOptions on deletes, a Scale on /scale. */
+function bodyKind(type: ResourceType, info: ResourceRequest): string {
+  if (info.verb === 'delete' || info.verb === 'deletecollection') return 'DeleteOptions';
+  if (info.subresource === 'scale') return 'Scale';
+  if (info.subresource === 'token') return 'TokenRequest';
+  return type.kind;
+}
+
 function deleteQuery(q: URLSearchParams) {
   return {
     gracePeriodSeconds: q.get('gracePeriodSeconds') ?? undefined,
     propagationPolicy: q.get('propagationPolicy') ?? undefined,
+    orphanDependents: optionalQueryBool(q, 'orphanDependents'),
   };
 }
 

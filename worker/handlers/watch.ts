@@ -10,7 +10,7 @@ import { groupResource } from '../../core/registry';
 import { WATCH_HEADERS } from '../../core/watch-headers';
 import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
-import { listFormat } from '../negotiation';
+import { negotiateWatch } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
 import { clientKey, replicaFor } from '../replicas';
 
@@ -26,7 +26,7 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   headers.set(WATCH_HEADERS.type, groupResource(type));
   headers.set(WATCH_HEADERS.namespace, info.namespace);
   headers.set(WATCH_HEADERS.name, info.name);
-  if (listFormat(c.req.header('accept'), undefined).as === 'Table') headers.set(WATCH_HEADERS.table, '1');
+  if (negotiateWatch(c.req.header('accept')).table) headers.set(WATCH_HEADERS.table, '1');
   const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
   if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
   // The per-user watch quota (MAX_WATCHES_PER_USER) spares system:masters, as the rate limit does.

@@ -1,0 +1,81 @@
+// Front door: re-encodes a finished JSON answer the way kube-apiserver's serializers would have
+// written it, so handlers only ever produce JSON. For resource answers (get, list, writes) and every
+// Status error:
+// - YAML when the client's Accept prefers application/yaml: JSON first, then sigs.k8s.io/yaml
+//   JSONToYAML (go-yaml v2: keys sorted, sequences not indented under their key);
+// - Kubernetes protobuf when it prefers application/vnd.kubernetes.protobuf (client-go's typed clients),
+//   for every kind with a schema; anything else stays JSON, which client-go reads by its Content-Type;
+// - indented JSON for `?pretty=true`, or for curl, Wget and browsers (responsewriters isPrettyPrint).
+// Watches are never touched (they stream JSON; watch events are never indented).
+
+import type { MiddlewareHandler } from 'hono';
+import { stringify } from 'yaml';
+import type { AppEnv } from './env';
+import { negotiateOutput, type OutputMedia } from './negotiation';
+import { jsonToProtobuf } from '../core/protobuf/encode';
+import { PROTOBUF_CONTENT_TYPE } from '../core/protobuf/decode';
+
+export const YAML_CONTENT_TYPE = 'application/yaml';
+
+export const encodeResponse: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  const res = c.res;
+  if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) return;
+  const info = c.get('request');
+  if (info?.verb === 'watch') return;
+  // Discovery and OpenAPI have their own formats; only resource answers and errors are re-encoded.
+  const media = info || res.status >= 400 ? preferredMedia(c.req.header('accept')) : 'json';
+  const pretty = media === 'json' && isPrettyPrint(c.req.raw);
+  if (media === 'json' && !pretty) return;
+  const text = await res.text();
+  let body: BodyInit = text;
+  let contentType = 'application/json';
+  if (text && media === 'yaml') {
+    body = jsonToYaml(text);
+    contentType = YAML_CONTENT_TYPE;
+  } else if (text && media === 'protobuf') {
+    const encoded = jsonToProtobuf(JSON.parse(text));
+    if (encoded) {
+      body = encoded as Uint8Array<ArrayBuffer>;
+      contentType = PROTOBUF_CONTENT_TYPE;
+    }
+  } else if (text && pretty) {
+    body = JSON.stringify(JSON.parse(text), null, 2);
+  }
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  headers.set('content-type', contentType);
+  c.res = undefined; // drop the old response, so its headers (content-length) are not merged back
+  c.res = new Response(body, { status: res.status, headers });
+};
+
+function preferredMedia(accept: string | undefined): OutputMedia {
+  // Fast path: most clients (kubectl get, informers) ask for JSON only.
+  if (!accept || !/yaml|protobuf/i.test(accept)) return 'json';
+  try {
+    return negotiateOutput(accept).media;
+  } catch {
+    return 'json'; // a 406 itself: apimachinery writes the error as JSON when it cannot negotiate
+  }
+}
+
+/**
+ * YAML 1.1 scalars as go-yaml v2 writes them: strings a 1.1 reader would take for something else
+ * ("yes", "on", "y", "0755", "2024-01-01") are quoted, so PyYAML and go-yaml read back the same values.
+ */
+export function jsonToYaml(json: string): string {
+  return stringify(JSON.parse(json), { version: '1.1', sortMapEntries: true, indentSeq: false, aliasDuplicateObjects: false });
+}
+
+// strconv.ParseBool, which isPrettyPrint uses (not the query-parameter conversion).
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const PRETTY_AGENTS = ['curl', 'Wget', 'Mozilla/5.0'];
+
+/** apiserver responsewriters isPrettyPrint: a non-empty `pretty` decides; otherwise curl, Wget and browsers. */
+export function isPrettyPrint(req: Request): boolean {
+  const url = new URL(req.url);
+  const pretty = url.searchParams.get('pretty');
+  if (pretty) return GO_TRUE.has(pretty);
+  const agent = req.headers.get('user-agent') ?? '';
+  return PRETTY_AGENTS.some((p) => agent.startsWith(p));
+}
