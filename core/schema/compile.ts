@@ -4,7 +4,7 @@
 
 import definitions from './definitions.generated.json';
 import { GO_FIELD_TYPES } from './go-types';
-import { copyCommon, type SchemaNode, type Special } from './node';
+import { copyCommon, newNode, type SchemaNode, type Special } from './node';
 
 type Swagger = Record<string, unknown>;
 const DEFS = definitions as unknown as Record<string, Swagger>;
@@ -30,7 +30,8 @@ export function definitionNode(name: string): SchemaNode | undefined {
   if (done) return done;
   const def = DEFS[name];
   if (!def) return undefined;
-  const node: SchemaNode = { definition: name };
+  const node = newNode();
+  node.definition = name;
   compiled.set(name, node); // before the fields: definitions may refer to themselves
   const special = SPECIALS[name];
   const goName = goDefinitionName(name);
@@ -80,12 +81,12 @@ function compileSchema(s: Swagger, goType: string | undefined): SchemaNode {
     const target = definitionNode(s.$ref)!;
     const own = Object.keys(s).length > 1; // list/map extensions on the field itself
     if (!own && (!goType || goType === target.goType)) return target;
-    const node: SchemaNode = { ...target };
+    const node: SchemaNode = Object.assign(newNode(), target);
     copyCommon(s, node);
     if (goType) node.goType = goType;
     return node;
   }
-  const node: SchemaNode = {};
+  const node = newNode();
   copyCommon(s, node);
   if (s.properties) {
     const out: Record<string, SchemaNode> = Object.create(null);

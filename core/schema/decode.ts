@@ -60,10 +60,10 @@ class Walker {
   strictErrors: string[] = [];
   members = 0;
   private seen?: Set<string>;
-  // Path stacks, pushed and popped around every step; read only to word an error.
+  // The path, pushed and popped around every step and read only to word an error: each key or index,
+  // with the struct it is a field of (null for map keys and list indices, which Go's path leaves out).
   private readonly strictPath: (string | number)[] = [];
-  private readonly goFields: string[] = [];
-  private readonly goStructs: string[] = [];
+  private readonly owners: (SchemaNode | null)[] = [];
 
   constructor(private readonly strict: boolean) {}
 
@@ -108,11 +108,9 @@ class Walker {
         continue;
       }
       this.strictPath.push(key);
-      this.goFields.push(key);
-      this.goStructs.push(n.goStruct ?? '');
+      this.owners.push(n);
       const out = this.value(child, field);
-      this.goStructs.pop();
-      this.goFields.pop();
+      this.owners.pop();
       this.strictPath.pop();
       if (out === DROP) delete v[key];
       else if (out !== field) setOwn(v, key, out);
@@ -131,7 +129,9 @@ class Walker {
         continue;
       }
       this.strictPath.push(key);
+      this.owners.push(null);
       const out = field === null ? zeroValue(elem) : this.value(elem, field);
+      this.owners.pop();
       this.strictPath.pop();
       if (out === DROP) delete v[key];
       else if (out !== field) setOwn(v, key, out);
@@ -149,7 +149,9 @@ class Walker {
     for (let i = 0; i < v.length; i++) {
       const item = v[i];
       this.strictPath.push(i);
+      this.owners.push(null);
       const out = item === null ? zeroValue(elem) : this.value(elem, item);
+      this.owners.pop();
       this.strictPath.pop();
       if (out !== item) v[i] = out === DROP ? zeroValue(elem) : out;
     }
@@ -221,11 +223,17 @@ class Walker {
     return DROP;
   }
 
+  // encoding/json's errorContext: the struct holding the innermost field, and the fields from the top.
   private fieldError(v: unknown, goType: string, what = jsonWord(v)): GoDecodeError {
-    const depth = this.goFields.length;
-    if (depth === 0) return new GoDecodeError(`json: cannot unmarshal ${what} into Go value of type ${goType}`);
-    const struct = this.goStructs[depth - 1];
-    return new GoDecodeError(`json: cannot unmarshal ${what} into Go struct field ${struct}.${this.goFields.join('.')} of type ${goType}`);
+    const fields: string[] = [];
+    let struct = '';
+    this.owners.forEach((owner, i) => {
+      if (!owner) return;
+      fields.push(this.strictPath[i] as string);
+      struct = owner.goStruct ?? '';
+    });
+    if (fields.length === 0) return new GoDecodeError(`json: cannot unmarshal ${what} into Go value of type ${goType}`);
+    return new GoDecodeError(`json: cannot unmarshal ${what} into Go struct field ${struct}.${fields.join('.')} of type ${goType}`);
   }
 
   private save(message: string): void {

@@ -65,11 +65,27 @@ export interface SchemaNode {
 type V3 = Record<string, unknown>;
 
 /**
+ * A node with every field present, in one order: all nodes share one hidden class, so the walker's
+ * property reads stay monomorphic (a mix of shapes made the walk several times slower).
+ */
+export function newNode(): SchemaNode {
+  return {
+    type: undefined, format: undefined, special: undefined, properties: undefined, additionalProperties: undefined,
+    items: undefined, required: undefined, nullable: undefined, enum: undefined, minimum: undefined, maximum: undefined,
+    exclusiveMinimum: undefined, exclusiveMaximum: undefined, minLength: undefined, maxLength: undefined,
+    minItems: undefined, maxItems: undefined, minProperties: undefined, maxProperties: undefined, pattern: undefined,
+    default: undefined, preserveUnknownFields: undefined, embeddedResource: undefined, listType: undefined,
+    listMapKeys: undefined, mapType: undefined, patchStrategy: undefined, patchMergeKey: undefined,
+    definition: undefined, goStruct: undefined, goType: undefined,
+  };
+}
+
+/**
  * A CRD's OpenAPI v3 (structural) schema as a node. `x-kubernetes-int-or-string` becomes the int-or-string
  * special; `x-kubernetes-preserve-unknown-fields` with no type (or a type-less object) accepts anything.
  */
 export function fromOpenAPIV3(schema: V3): SchemaNode {
-  const node: SchemaNode = {};
+  const node = newNode();
   copyCommon(schema, node);
   if (schema['x-kubernetes-int-or-string'] === true) node.special = 'int-or-string';
   if (schema.properties && typeof schema.properties === 'object') {
@@ -79,7 +95,7 @@ export function fromOpenAPIV3(schema: V3): SchemaNode {
   }
   const ap = schema.additionalProperties;
   if (ap && typeof ap === 'object') node.additionalProperties = fromOpenAPIV3(ap as V3);
-  else if (ap === true) node.additionalProperties = {};
+  else if (ap === true) node.additionalProperties = newNode();
   if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items)) node.items = fromOpenAPIV3(schema.items as V3);
   return node;
 }

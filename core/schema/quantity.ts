@@ -23,8 +23,29 @@ const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '
 
 export class QuantityError extends Error {}
 
+// Manifests repeat a few quantities ("100m", "128Mi") over and over: their results are kept, up to
+// CACHE_CHARS characters of keys and values, then the cache starts again.
+const CACHE_CHARS = 64 * 1024;
+const cache = new Map<string, string>();
+let cachedChars = 0;
+
 /** The stored form of a quantity given as `text`, or a QuantityError with Go's message. */
 export function canonicalQuantity(text: string): string {
+  const hit = cache.get(text);
+  if (hit !== undefined) return hit;
+  const out = parseCanonical(text);
+  if (text.length <= 64) {
+    cachedChars += text.length + out.length;
+    if (cachedChars > CACHE_CHARS) {
+      cache.clear();
+      cachedChars = text.length + out.length;
+    }
+    cache.set(text, out);
+  }
+  return out;
+}
+
+function parseCanonical(text: string): string {
   if (text.length === 0) throw new QuantityError(QUANTITY_FORMAT_ERROR);
   if (text === '0') return '0';
   const parts = split(text);
