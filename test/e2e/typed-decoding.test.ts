@@ -59,6 +59,21 @@ describe('typed decoding', () => {
     expect(res.json.message).toBe('Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].ports[0].hostPortt"');
   });
 
+  it('Strict rejects duplicate fields in the body', async () => {
+    const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1","a":"2"}}';
+    const res = await http(r, 'POST', `${CM}?fieldValidation=Strict`, body);
+    expect(res.status).toBe(400);
+    expect(res.json.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a"');
+    expect((await http(r, 'GET', `${CM}/dup`)).status).toBe(404);
+  });
+
+  it('review objects are decoded too', async () => {
+    const res = await http(r, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 1, resource: 'pods' } } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toBe('SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectAccessReview: json: cannot unmarshal number into Go struct field ResourceAttributes.spec.resourceAttributes.verb of type string');
+  });
+
   it('stores quantities in canonical form', async () => {
     const res = await http(r, 'POST', PODS, pod('q', { resources: { limits: { cpu: '1.5', memory: '0.5Gi' }, requests: { cpu: 0.25, memory: '1536Mi' } } }));
     expect(res.status).toBe(201);

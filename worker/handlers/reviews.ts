@@ -13,6 +13,7 @@ import type { AppEnv } from '../env';
 import { authorizerFor, resourceAttributes } from '../authz';
 import { signingKey } from '../auth';
 import { storeFor } from '../stores';
+import { decodeObject, type FieldValidation } from '../../core/validation/known-fields';
 
 type Ctx = Context<AppEnv>;
 
@@ -31,9 +32,12 @@ function parse(body: string): Record<string, any> {
   }
 }
 
-export async function review(c: Ctx, type: ResourceType, body: string): Promise<Response> {
+export async function review(c: Ctx, type: ResourceType, body: string, fieldValidation: FieldValidation = 'Warn'): Promise<Response> {
   const user = c.get('user');
-  const obj = parse(body);
+  // Decoded against the kind's schema like any created object: wrong types and unknown fields as kube answers.
+  const warnings: string[] = [];
+  const obj = decodeObject(type, parse(body), { fieldValidation, warnings, text: body });
+  for (const w of warnings) c.header('warning', `299 - ${JSON.stringify(w)}`, { append: true });
   const spec = obj.spec ?? {};
   const base = { kind: type.kind, apiVersion: `${type.group}/${type.version}`, metadata: { creationTimestamp: null } };
   const shard = authorizerFor(c.env, user);
