@@ -99,7 +99,7 @@ const SCALE = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
  * unknown fields at any depth dropped under fieldValidation Warn (with a warning) and Ignore, rejected
  * under Strict; `source` says whether it came from a body (its text) or a patch.
  */
-function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<DecodeOptions, 'text' | 'patchValue'>, target: DecodeTarget = env.type): T {
+function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<DecodeOptions, 'text' | 'patchValue' | 'converter'>, target: DecodeTarget = env.type): T {
   const out = decodeObject(target, obj, { fieldValidation: env.fieldValidation, warnings: env.warnings, ...source });
   (out as KubeObject).metadata ??= {};
   return out;
@@ -206,9 +206,10 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   const target = req.subresource === 'scale' ? scaleOf(current) : current;
   const patched = applyPatch(patchType, target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
   // kube shows the patched JSON (json, merge) or the patch map (strategic) in a decoding failure.
-  const patchValue = () => (patchType === 'strategic' ? goValue(patchDoc) : JSON.stringify(patched));
-  if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, patched as KubeObject, { patchValue }, SCALE));
-  return replace(store, env, current, checkFields(env, asTypedObject(type, patched), { patchValue }), req.subresource);
+  const converter = patchType === 'strategic';
+  const patchValue = () => (converter ? goValue(patchDoc) : JSON.stringify(patched));
+  if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, patched as KubeObject, { patchValue, converter }, SCALE));
+  return replace(store, env, current, checkFields(env, asTypedObject(type, patched), { patchValue, converter }), req.subresource);
 }
 
 interface DeleteOptions {

@@ -46,10 +46,12 @@ type Out = unknown | typeof DROP;
 /**
  * Decodes `value` against `root` like kube-apiserver's decoder: throws GoDecodeError for what makes Go's
  * decoding fail, returns the decoded value and the strict errors. `strict` is false for
- * fieldValidation=Ignore (the non-strict decoder), which reports no unknown fields.
+ * fieldValidation=Ignore (the non-strict decoder), which reports no unknown fields. `converter` words
+ * type errors as runtime.DefaultUnstructuredConverter does (FromUnstructuredWithValidation, used for a
+ * strategic merge patch's result): the first one stops it, e.g. `unrecognized type: int32`.
  */
-export function decodeTyped(root: SchemaNode, value: unknown, strict: boolean): DecodeResult {
-  const w = new Walker(strict);
+export function decodeTyped(root: SchemaNode, value: unknown, strict: boolean, converter = false): DecodeResult {
+  const w = new Walker(strict, converter);
   const out = w.value(root, value);
   if (w.saved) throw w.saved;
   return { value: out === DROP ? undefined : out, strictErrors: w.strictErrors, members: w.members };
@@ -65,7 +67,7 @@ class Walker {
   private readonly strictPath: (string | number)[] = [];
   private readonly owners: (SchemaNode | null)[] = [];
 
-  constructor(private readonly strict: boolean) {}
+  constructor(private readonly strict: boolean, private readonly converter: boolean) {}
 
   value(n: SchemaNode, v: unknown): Out {
     if (v === null) return DROP;
@@ -79,13 +81,13 @@ class Walker {
       case 'string':
         if (typeof v === 'string') return n.format === 'byte' ? this.bytes(v) : v;
         if (n.format === 'byte' && Array.isArray(v)) return this.byteArray(v);
-        return this.typeError(v, n.goType);
+        return this.typeError(v, n);
       case 'integer':
         return this.integer(n, v);
       case 'number':
-        return typeof v === 'number' ? v : this.typeError(v, n.goType);
+        return typeof v === 'number' ? v : this.typeError(v, n);
       case 'boolean':
-        return typeof v === 'boolean' ? v : this.typeError(v, n.goType);
+        return typeof v === 'boolean' ? v : this.typeError(v, n);
       default:
         this.count(v);
         return v; // untyped: any value
@@ -93,7 +95,7 @@ class Walker {
   }
 
   private struct(n: SchemaNode, v: unknown): Out {
-    if (!isObject(v)) return this.typeError(v, n.goType);
+    if (!isObject(v)) return this.typeError(v, n);
     const props = n.properties!;
     const preserve = n.preserveUnknownFields === true;
     for (const key in v) {
@@ -119,7 +121,7 @@ class Walker {
   }
 
   private map(n: SchemaNode, v: unknown): Out {
-    if (!isObject(v)) return n.type === 'object' ? this.typeError(v, n.goType) : v;
+    if (!isObject(v)) return n.type === 'object' ? this.typeError(v, n) : v;
     const elem = n.additionalProperties;
     for (const key in v) {
       this.members++;
@@ -140,7 +142,7 @@ class Walker {
   }
 
   private array(n: SchemaNode, v: unknown): Out {
-    if (!Array.isArray(v)) return this.typeError(v, n.goType);
+    if (!Array.isArray(v)) return this.typeError(v, n);
     const elem = n.items;
     if (!elem) {
       this.count(v);
@@ -159,15 +161,18 @@ class Walker {
   }
 
   private integer(n: SchemaNode, v: unknown): Out {
-    if (typeof v !== 'number') return this.typeError(v, n.goType);
+    if (typeof v !== 'number') return this.typeError(v, n);
+    // The unstructured converter converts any integral number (reflect Convert, no overflow check).
+    if (this.converter && Number.isInteger(v)) return v;
     const limit = n.format === 'int32' ? 2 ** 31 : 2 ** 63;
-    if (!Number.isInteger(v) || v >= limit || v < -limit) return this.typeError(v, n.goType, `number ${goNumberText(v)}`);
+    if (!Number.isInteger(v) || v >= limit || v < -limit) return this.typeError(v, n, `number ${goNumberText(v)}`);
     return v;
   }
 
   private bytes(s: string): Out {
     const err = base64Error(s);
     if (err !== undefined) {
+      if (this.converter) throw new GoDecodeError(`error decoding from json: ${err}`);
       this.save(err); // base64.CorruptInputError: saved like a type error, no field context
       return DROP;
     }
@@ -177,7 +182,7 @@ class Walker {
   private byteArray(v: unknown[]): Out {
     for (const b of v) {
       if (typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255) {
-        return this.typeError(b, 'uint8', typeof b === 'number' ? `number ${goNumberText(b)}` : undefined);
+        return this.typeError(b, UINT8, typeof b === 'number' ? `number ${goNumberText(b)}` : undefined);
       }
     }
     return encodeBytes(v as number[]);
@@ -216,15 +221,21 @@ class Walker {
     }
   }
 
-  /** Records encoding/json's UnmarshalTypeError (the first one wins); the value is left unset. */
-  private typeError(v: unknown, goType: string | undefined, what?: string): Out {
-    if (!this.saved) this.saved = this.fieldError(v, goType ?? 'interface {}', what);
+  /**
+   * Records encoding/json's UnmarshalTypeError (the first one wins; the value is left unset), or, from
+   * the unstructured converter, stops with its error.
+   */
+  private typeError(v: unknown, n: SchemaNode, what?: string): Out {
+    if (this.converter) throw new GoDecodeError(converterError(v, n));
+    if (!this.saved) this.saved = this.fieldError(v, n.goType ?? 'interface {}', what);
     this.count(v);
     return DROP;
   }
 
   // encoding/json's errorContext: the struct holding the innermost field, and the fields from the top.
+  // A type's own UnmarshalJSON called by the unstructured converter has no context.
   private fieldError(v: unknown, goType: string, what = jsonWord(v)): GoDecodeError {
+    if (this.converter) return new GoDecodeError(`json: cannot unmarshal ${what} into Go value of type ${goType}`);
     const fields: string[] = [];
     let struct = '';
     this.owners.forEach((owner, i) => {
@@ -263,6 +274,24 @@ class Walker {
       this.count((v as Record<string, unknown>)[key]);
     }
   }
+}
+
+const UINT8 = { type: 'integer', goType: 'uint8' } as SchemaNode;
+
+// apimachinery runtime/converter.go fromUnstructured's errors, for a JSON value decoded as int64 (an
+// integer), float64, string, bool, map or slice (PreserveInts) into the node's Go type.
+function converterError(v: unknown, n: SchemaNode): string {
+  const st = typeof v === 'number' ? (Number.isInteger(v) ? 'int64' : 'float64')
+    : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'string' : Array.isArray(v) ? 'slice' : 'map';
+  if (n.type === 'object') return n.properties ? `cannot restore struct from: ${st}` : `cannot restore map from ${st}`;
+  if (n.type === 'array' || (n.type === 'string' && n.format === 'byte')) return `cannot restore slice from ${st}`;
+  const kind = n.type === 'string' ? 'string' : n.type === 'boolean' ? 'bool' : n.type === 'number' ? 'float64' : n.format === 'int32' ? 'int32' : 'int64';
+  // Go converts an integer to a string type (reflect ConvertibleTo) but refuses it here; a fraction
+  // converts to an integer type only when integral.
+  if ((st === 'int64' && kind === 'string') || (st === 'float64' && kind !== 'string' && kind !== 'bool')) {
+    return `cannot convert ${st} to ${n.goType ?? kind}`;
+  }
+  return `unrecognized type: ${kind}`;
 }
 
 /** A strict-error path as sigs.k8s.io/json writes it: `spec.containers[0].ports[1]`. */

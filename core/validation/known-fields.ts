@@ -9,7 +9,8 @@
 //   strict errors under Strict are that too, as `strict decoding error: unknown field "x", ...`;
 // - a patch decodes the patched object: a failure is 422 Invalid on the field "patch", whose value is the
 //   patched JSON (json/merge patch) or the patch map (strategic), as patch.go applyPatchToCurrentObject /
-//   applyPatchToObject build it;
+//   applyPatchToObject build it; a strategic patch's result goes through the unstructured converter,
+//   whose type errors read differently ("unrecognized type: int32");
 // - under Warn each strict error is a Warning header (addStrictDecodingWarnings) and the field is dropped;
 //   under Ignore (the non-strict decoder) it is only dropped.
 
@@ -34,6 +35,8 @@ export interface DecodeOptions {
   text?: string;
   /** Set for a patch result: the value kube shows in the 422 (patched JSON, or the strategic patch map). */
   patchValue?: () => string;
+  /** A strategic merge patch's result, which kube decodes with the unstructured converter and its wording. */
+  converter?: boolean;
 }
 
 /**
@@ -47,7 +50,7 @@ export function decodeObject<T>(target: DecodeTarget, obj: T, opts: DecodeOption
   const strict = mode !== 'Ignore';
   let decoded: { value: unknown; strictErrors: string[]; members: number };
   try {
-    decoded = decodeTyped(node, obj, strict);
+    decoded = decodeTyped(node, obj, strict, opts.converter);
   } catch (e) {
     if (e instanceof GoDecodeError) throw new StatusError(failure(target, e.message, opts));
     throw e;

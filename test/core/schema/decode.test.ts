@@ -66,6 +66,35 @@ describe('decodeTyped: wrong JSON types', () => {
   });
 });
 
+describe('decodeTyped: the unstructured converter\'s wording (strategic merge patch results)', () => {
+  const converted = (value: unknown) => {
+    try {
+      decodeTyped(POD, value, true, true);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('expected a decoding error');
+  };
+  it.each([
+    [{ spec: { containers: [{ ports: [{ containerPort: '80' }] }] } }, 'unrecognized type: int32'],
+    [{ spec: { hostNetwork: 'yes' } }, 'unrecognized type: bool'],
+    [{ spec: { containers: [{ name: 5 }] } }, 'cannot convert int64 to string'],
+    [{ spec: { restartPolicy: 5 } }, 'cannot convert int64 to v1.RestartPolicy'],
+    [{ spec: { containers: [{ name: true }] } }, 'unrecognized type: string'],
+    [{ spec: { containers: [{ ports: [{ containerPort: 1.5 }] }] } }, 'cannot convert float64 to int32'],
+    [{ spec: { containers: { name: 'a' } } }, 'cannot restore slice from map'],
+    [{ spec: [] }, 'cannot restore struct from: slice'],
+    [{ metadata: { labels: 'a' } }, 'cannot restore map from string'],
+    [{ spec: { containers: [{ livenessProbe: { httpGet: { port: true } } }] } }, 'json: cannot unmarshal bool into Go value of type int32'],
+  ])('%j → %s', (value, message) => {
+    expect(converted(value)).toBe(message);
+  });
+
+  it('converts integral numbers without Go\'s range check, as reflect does', () => {
+    expect(decodeTyped(POD, { spec: { activeDeadlineSeconds: 5 } }, true, true).value).toEqual({ spec: { activeDeadlineSeconds: 5 } });
+  });
+});
+
 describe('decodeTyped: types with their own decoding', () => {
   it('int-or-string: strings and int32s pass, anything else is an int32 error at the field', () => {
     const probe = (port: unknown) => ({ spec: { containers: [{ livenessProbe: { httpGet: { port } } }] } });

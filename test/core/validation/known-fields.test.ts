@@ -124,6 +124,10 @@ describe('typed decoding of writes', () => {
       verb: 'patch', namespace: 'ns', name: 'p', subresource: '', patchType: 'application/strategic-merge-patch+json', body: '{"spec":{"hostNetwrk":true}}',
     }, 'Strict'));
     expect(strict.message).toBe(' "" is invalid: patch: Invalid value: "map[spec:map[hostNetwrk:true]]": strict decoding error: unknown field "spec.hostNetwrk"');
+    const smpType = statusOf(() => run(store, pods, {
+      verb: 'patch', namespace: 'ns', name: 'p', subresource: '', patchType: 'application/strategic-merge-patch+json', body: '{"spec":{"activeDeadlineSeconds":"5"}}',
+    }));
+    expect(smpType.message).toBe(' "" is invalid: patch: Invalid value: "map[spec:map[activeDeadlineSeconds:5]]": unrecognized type: int64');
     expect(objects.get('ns/p')).toEqual(before);
   });
 });
