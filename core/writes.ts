@@ -17,7 +17,7 @@ import { immutableViolations } from './admission/immutable';
 import { allocateClusterIP, keepAllocatedClusterIP } from './admission/cluster-ip';
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
 import { objectKey } from './object-key';
-import { decodeObject, type DecodeOptions, type DecodeTarget, type FieldValidation } from './validation/known-fields';
+import { decodeObject, parseObjectBody, type DecodeOptions, type DecodeTarget, type FieldValidation } from './validation/known-fields';
 import { goValue } from './patch/go-format';
 import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
@@ -107,7 +107,7 @@ function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<Decod
 
 function create(store: WriteStore, env: WriteEnv, namespace: string, body: string): WriteResponse {
   const { type } = env;
-  const obj = checkFields(env, asTypedObject(type, parseBody(body)), { text: body });
+  const obj = checkFields(env, asTypedObject(type, parseObjectBody(type.kind, body)), { text: body });
   reconcileNamespace(type, obj, namespace);
   const m = obj.metadata;
   const generated = !m.name && !!m.generateName;
@@ -141,7 +141,7 @@ function checkSubresource(type: ResourceType, subresource: string): void {
 function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { verb: 'update' }>): WriteResponse {
   checkSubresource(env.type, req.subresource);
   const current = existing(store, env.type, req.namespace, req.name);
-  const body = parseBody(req.body);
+  const body = parseObjectBody(req.subresource === 'scale' ? SCALE.kind : env.type.kind, req.body);
   if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, body as KubeObject, { text: req.body }, SCALE));
   return replace(store, env, current, checkFields(env, asTypedObject(env.type, body), { text: req.body }), req.subresource);
 }

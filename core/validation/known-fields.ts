@@ -19,6 +19,8 @@ import { decodeTyped, GoDecodeError, type FieldValidation } from '../schema/deco
 import { duplicateFields } from '../schema/duplicates';
 import { badRequest, StatusError, type Status } from '../status';
 import { goQuote } from './names';
+import { goJsonSyntaxError } from '../patch/go-json-scanner';
+import { jsonTypeWord } from '../patch/go-format';
 
 export type { FieldValidation };
 
@@ -72,6 +74,50 @@ function failure(target: DecodeTarget, message: string, opts: DecodeOptions): St
     kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: ` "" is invalid: patch: ${cause}`,
     reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', message: cause, field: 'patch' }] }, code: 422,
   };
+}
+
+// meta.SimpleMetaFactory.Interpret's target, as reflect prints the anonymous struct type.
+const FIND_KIND = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+/**
+ * A request body parsed as the serializer first reads it (meta.Interpret): JSON syntax, and apiVersion and
+ * kind as strings. Failures are 400 `the object provided is unrecognized (must be of type <Kind>):
+ * couldn't get version/kind; json parse error: <Go error> (<the body's start>)` (rest.go
+ * transformDecodeError with no kind known).
+ */
+export function parseObjectBody(kind: string, text: string): unknown {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw unrecognized(kind, goJsonSyntaxError(text) ?? 'unexpected end of JSON input', text);
+  }
+  if (body === null) return body;
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw unrecognized(kind, `json: cannot unmarshal ${jsonTypeWord(body)} into Go value of type ${FIND_KIND}`, text);
+  }
+  for (const [field, value] of Object.entries(body as Record<string, unknown>)) {
+    if ((field === 'apiVersion' || field === 'kind') && value !== null && typeof value !== 'string') {
+      throw unrecognized(kind, `json: cannot unmarshal ${jsonTypeWord(value)} into Go struct field .${field} of type string`, text);
+    }
+  }
+  return body;
+}
+
+function unrecognized(kind: string, goError: string, text: string): StatusError {
+  return new StatusError(badRequest(
+    `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${goError} (${summarize(text)})`,
+  ));
+}
+
+// rest.go summarizeData: up to 30 bytes, as text for an object, else in hex.
+function summarize(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length === 0) return '<empty>';
+  const head = bytes.subarray(0, 30);
+  const more = bytes.length > 30 ? ' ...' : '';
+  if (bytes[0] === 0x7b) return new TextDecoder().decode(head) + more;
+  return [...head].map((b) => b.toString(16).padStart(2, '0')).join('') + more;
 }
 
 export function parseFieldValidation(v: string | null): FieldValidation | undefined {

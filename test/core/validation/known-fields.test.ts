@@ -84,6 +84,18 @@ describe('typed decoding of writes', () => {
     expect((objects.get('ns/p')!.spec as { containers: Record<string, unknown>[] }).containers[0]).not.toHaveProperty('imagee');
   });
 
+  it('bodies the serializer cannot read a kind from: kube\'s "unrecognized" wording with the body\'s start', () => {
+    const { store, objects } = memoryStore();
+    const prefix = 'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: ';
+    const fail = (body: string) => statusOf(() => run(store, configmaps, create(body))).message;
+    expect(fail('{"metadata": {')).toBe(`${prefix}unexpected end of JSON input ({"metadata": {)`);
+    expect(fail('{"metadata": {"name": x}}')).toBe(`${prefix}invalid character 'x' looking for beginning of value ({"metadata": {"name": x}})`);
+    expect(fail('{"kind":5,"metadata":{"name":"a"},"data":{"a":"b"}}'))
+      .toBe(`${prefix}json: cannot unmarshal number into Go struct field .kind of type string ({"kind":5,"metadata":{"name":" ...)`);
+    expect(fail('[1]')).toBe(`${prefix}json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (5b315d)`);
+    expect(objects.size).toBe(0);
+  });
+
   it('a metadata of the wrong type is Go\'s type error', () => {
     const { store } = memoryStore();
     expect(statusOf(() => run(store, pods, create('{"metadata":"p"}'))).message)
