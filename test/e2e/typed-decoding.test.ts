@@ -44,6 +44,17 @@ describe('typed decoding', () => {
     expect((await http(r, 'GET', `${PODS}/typo`)).status).toBe(404);
   });
 
+  it('kubectl apply over an existing pod (a strategic merge patch) prints kube\'s 422 for a misspelled field', async () => {
+    const manifest = (container: Record<string, unknown>) => JSON.stringify({ ...pod('applied', container), metadata: { name: 'applied', namespace: 'default' } });
+    expect((await kubectl(r, ['apply', '-f', '-'], manifest({}))).code).toBe(0);
+    const before = (await http(r, 'GET', `${PODS}/applied`)).json;
+    const res = await kubectl(r, ['apply', '-f', '-'], manifest({ imagee: 'nginx:1.27' }));
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('The request is invalid: patch: Invalid value: "map[metadata:map[annotations:map[kubectl.kubernetes.io/last-applied-configuration:');
+    expect(res.stderr.trim()).toMatch(/\]\]": strict decoding error: unknown field "spec\.containers\[0\]\.imagee"$/);
+    expect((await http(r, 'GET', `${PODS}/applied`)).json).toEqual(before);
+  });
+
   it('Warn (the default) answers a Warning per unknown field at depth and stores the object without it', async () => {
     const res = await http(r, 'POST', PODS, pod('warned', { imagee: 'x', ports: [{ containerPort: 80, hostPortt: 1 }] }));
     expect(res.status).toBe(201);
