@@ -4,7 +4,7 @@
 
 import definitions from './definitions.generated.json';
 import { GO_FIELD_TYPES } from './go-types';
-import { copyCommon, newNode, type SchemaNode, type Special } from './node';
+import { copyCommon, leafOf, newNode, type SchemaNode, type Special } from './node';
 
 type Swagger = Record<string, unknown>;
 const DEFS = definitions as unknown as Record<string, Swagger>;
@@ -55,6 +55,7 @@ export function definitionNode(name: string): SchemaNode | undefined {
     fillChildren(def, node, undefined);
     node.goType = goTypeOf(node);
   }
+  node.leaf = leafOf(node);
   return node;
 }
 
@@ -84,6 +85,7 @@ function compileSchema(s: Swagger, goType: string | undefined): SchemaNode {
     const node: SchemaNode = Object.assign(newNode(), target);
     copyCommon(s, node);
     if (goType) node.goType = goType;
+    node.leaf = leafOf(node);
     return node;
   }
   const node = newNode();
@@ -95,6 +97,7 @@ function compileSchema(s: Swagger, goType: string | undefined): SchemaNode {
   }
   fillChildren(s, node, goType);
   node.goType = goType ?? goTypeOf(node);
+  node.leaf = leafOf(node);
   return node;
 }
 

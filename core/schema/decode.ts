@@ -22,7 +22,7 @@
 
 import { base64Error, canonicalBase64, encodeBytes } from './base64';
 import { canonicalTime, TimeParseError } from './go-time';
-import type { SchemaNode } from './node';
+import type { Leaf, SchemaNode } from './node';
 import { canonicalQuantity, QuantityError } from './quantity';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -109,6 +109,7 @@ class Walker {
         delete v[key];
         continue;
       }
+      if (fits(child.leaf, field)) continue;
       this.strictPath.push(key);
       this.owners.push(n);
       const out = this.value(child, field);
@@ -130,6 +131,7 @@ class Walker {
         this.count(field); // map[string]interface {}: any values
         continue;
       }
+      if (fits(elem.leaf, field)) continue;
       this.strictPath.push(key);
       this.owners.push(null);
       const out = field === null ? zeroValue(elem) : this.value(elem, field);
@@ -148,8 +150,10 @@ class Walker {
       this.count(v);
       return v;
     }
+    const leaf = elem.leaf;
     for (let i = 0; i < v.length; i++) {
       const item = v[i];
+      if (fits(leaf, item)) continue;
       this.strictPath.push(i);
       this.owners.push(null);
       const out = item === null ? zeroValue(elem) : this.value(elem, item);
@@ -277,6 +281,25 @@ class Walker {
 }
 
 const UINT8 = { type: 'integer', goType: 'uint8' } as SchemaNode;
+
+// The fast path: a scalar that needs nothing done (checked with typeof, no path kept); anything else
+// takes the full step, which also words the error.
+function fits(leaf: Leaf | undefined, v: unknown): boolean {
+  switch (leaf) {
+    case 'string':
+      return typeof v === 'string';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'int32':
+      return typeof v === 'number' && (v | 0) === v;
+    case 'int64':
+      return typeof v === 'number' && Number.isSafeInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    default:
+      return false;
+  }
+}
 
 // apimachinery runtime/converter.go fromUnstructured's errors, for a JSON value decoded as int64 (an
 // integer), float64, string, bool, map or slice (PreserveInts) into the node's Go type.

@@ -60,6 +60,31 @@ export interface SchemaNode {
    */
   goStruct?: string;
   goType?: string;
+  /** What a plain scalar here accepts without more ado (see leafOf); the walker's fast path. */
+  leaf?: Leaf;
+}
+
+/**
+ * Scalar nodes the walker checks with one typeof ('' for the rest: specials, byte strings, composites).
+ * Strings rather than an enum: the walker compares them without reaching into another module.
+ */
+export type Leaf = '' | 'string' | 'boolean' | 'int32' | 'int64' | 'number';
+
+/** The leaf kind of a node whose type, format and special are set. */
+export function leafOf(n: SchemaNode): Leaf {
+  if (n.special !== undefined) return '';
+  switch (n.type) {
+    case 'string':
+      return n.format === 'byte' ? '' : 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'integer':
+      return n.format === 'int32' ? 'int32' : 'int64';
+    case 'number':
+      return 'number';
+    default:
+      return '';
+  }
 }
 
 type V3 = Record<string, unknown>;
@@ -76,7 +101,7 @@ export function newNode(): SchemaNode {
     minItems: undefined, maxItems: undefined, minProperties: undefined, maxProperties: undefined, pattern: undefined,
     default: undefined, preserveUnknownFields: undefined, embeddedResource: undefined, listType: undefined,
     listMapKeys: undefined, mapType: undefined, patchStrategy: undefined, patchMergeKey: undefined,
-    definition: undefined, goStruct: undefined, goType: undefined,
+    definition: undefined, goStruct: undefined, goType: undefined, leaf: '',
   };
 }
 
@@ -97,6 +122,7 @@ export function fromOpenAPIV3(schema: V3): SchemaNode {
   if (ap && typeof ap === 'object') node.additionalProperties = fromOpenAPIV3(ap as V3);
   else if (ap === true) node.additionalProperties = newNode();
   if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items)) node.items = fromOpenAPIV3(schema.items as V3);
+  node.leaf = leafOf(node);
   return node;
 }
 

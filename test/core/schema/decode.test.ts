@@ -241,3 +241,12 @@ describe('decodeTyped: real objects', () => {
       .toBe('json: cannot unmarshal number into Go struct field ResourceAttributes.spec.resourceAttributes.verb of type string');
   });
 });
+
+describe('kindNode', () => {
+  it('finds a schema for every served kind, and Scale', async () => {
+    const { RESOURCE_TYPES } = await import('../../../core/registry');
+    const missing = RESOURCE_TYPES.filter((t) => !kindNode(t.group, t.version, t.kind)).map((t) => t.kind);
+    expect(missing).toEqual([]);
+    expect(kindNode('autoscaling', 'v1', 'Scale')?.goStruct).toBe('Scale');
+  });
+});
