@@ -70,7 +70,7 @@ class Walker {
   constructor(private readonly strict: boolean, private readonly converter: boolean) {}
 
   value(n: SchemaNode, v: unknown): Out {
-    if (v === null) return DROP;
+    if (v === null) return n.nullable ? null : DROP; // nullable: CRD schemas only
     if (n.special) return this.special(n, v);
     switch (n.type) {
       case 'object':
