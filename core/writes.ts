@@ -100,7 +100,8 @@ const SCALE = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
  * under Strict; `source` says whether it came from a body (its text) or a patch.
  */
 function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<DecodeOptions, 'text' | 'patchValue' | 'converter'>, target: DecodeTarget = env.type): T {
-  const out = decodeObject(target, obj, { fieldValidation: env.fieldValidation, warnings: env.warnings, ...source });
+  // A body of null decodes, as in Go, to the empty object.
+  const out = decodeObject(target, obj, { fieldValidation: env.fieldValidation, warnings: env.warnings, ...source }) ?? ({} as T);
   (out as KubeObject).metadata ??= {};
   return out;
 }
