@@ -204,12 +204,15 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, Object.values(PATCH_CONTENT_TYPES)));
   const current = existing(store, type, req.namespace, req.name);
   const patchDoc = decodePatchBody(patchType, req.body);
-  const target = req.subresource === 'scale' ? scaleOf(current) : current;
-  const patched = applyPatch(patchType, target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
-  // kube shows the patched JSON (json, merge) or the patch map (strategic) in a decoding failure.
+  const scale = req.subresource === 'scale';
+  const patchedFrom = (base: KubeObject, doc: unknown) => applyPatch(patchType, scale ? scaleOf(base) : base, doc, scale ? 'Scale' : type.kind);
+  const patched = patchedFrom(current, patchDoc);
+  // kube shows the patch map (strategic) or the patched JSON (json, merge) in a decoding failure; the
+  // latter is made again, as decoding has already changed `patched` in place.
   const converter = patchType === 'strategic';
-  const patchValue = () => (converter ? goValue(patchDoc) : JSON.stringify(patched));
-  if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, patched as KubeObject, { patchValue, converter }, SCALE));
+  const patchValue = () => (converter ? goValue(patchDoc)
+    : JSON.stringify(patchedFrom(existing(store, type, req.namespace, req.name), decodePatchBody(patchType, req.body))));
+  if (scale) return replaceScale(store, env, current, checkFields(env, patched as KubeObject, { patchValue, converter }, SCALE));
   return replace(store, env, current, checkFields(env, asTypedObject(type, patched), { patchValue, converter }), req.subresource);
 }
 

@@ -132,6 +132,11 @@ describe('typed decoding of writes', () => {
     }));
     expect(s).toMatchObject({ code: 422, reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch' }] } });
     expect(s.message).toMatch(/^ "" is invalid: patch: Invalid value: "\{\\"apiVersion\\":\\"v1\\",.*\}": json: cannot unmarshal string into Go struct field PodSpec.spec.hostNetwork of type bool$/);
+    const mergeStrict = statusOf(() => run(store, pods, {
+      verb: 'patch', namespace: 'ns', name: 'p', subresource: '', patchType: 'application/merge-patch+json', body: '{"spec":{"hostNetwrk":true}}',
+    }, 'Strict'));
+    // the patched JSON shown still has the unknown field
+    expect(mergeStrict.message).toMatch(/"hostNetwrk\\":true.*": strict decoding error: unknown field "spec.hostNetwrk"$/);
     const strict = statusOf(() => run(store, pods, {
       verb: 'patch', namespace: 'ns', name: 'p', subresource: '', patchType: 'application/strategic-merge-patch+json', body: '{"spec":{"hostNetwrk":true}}',
     }, 'Strict'));
