@@ -14,6 +14,8 @@
 //   decoding into the struct drops them, unless the schema preserves unknown fields;
 // - JSON null leaves a struct field unset (dropped here) and makes a map value or list element the zero
 //   value of its type;
+// - nodes without Go types (CRD schemas) only prune: custom resources decode as unstructured JSON, and
+//   wrong types are validation's to report;
 // - quantities, times, int-or-strings and []byte take the form Go writes back (canonical quantity, UTC
 //   RFC 3339, canonical base64).
 //
@@ -104,7 +106,7 @@ class Walker {
       const field = v[key];
       if (child === undefined) {
         this.count(field);
-        if (preserve) continue;
+        if (preserve || (n.embeddedResource && EMBEDDED_FIELDS.has(key))) continue;
         if (this.strict) this.strictError('unknown field', key);
         delete v[key];
         continue;
@@ -124,11 +126,18 @@ class Walker {
   private map(n: SchemaNode, v: unknown): Out {
     if (!isObject(v)) return n.type === 'object' ? this.typeError(v, n) : v;
     const elem = n.additionalProperties;
+    // A CRD object with neither properties nor additionalProperties keeps nothing unless it preserves
+    // unknown fields (structural pruning); a built-in one is a map[string]interface {}.
+    const prune = !elem && n.goType === undefined && !n.preserveUnknownFields;
     for (const key in v) {
       this.members++;
       const field = v[key];
       if (!elem) {
-        this.count(field); // map[string]interface {}: any values
+        this.count(field);
+        if (prune && !(n.embeddedResource && EMBEDDED_FIELDS.has(key))) {
+          if (this.strict) this.strictError('unknown field', key);
+          delete v[key];
+        }
         continue;
       }
       if (fits(elem.leaf, field)) continue;
@@ -209,6 +218,7 @@ class Walker {
         // decoder dresses with the field it was decoding.
         if (typeof v === 'string') return v;
         if (typeof v === 'number' && Number.isInteger(v) && v < 2 ** 31 && v >= -(2 ** 31)) return v;
+        if (n.goType === undefined) return this.typeError(v, n); // x-kubernetes-int-or-string: validation's
         throw this.fieldError(v, 'int32', typeof v === 'number' ? `number ${goNumberText(v)}` : undefined);
       case 'time':
       case 'micro-time':
@@ -230,6 +240,12 @@ class Walker {
    * the unstructured converter, stops with its error.
    */
   private typeError(v: unknown, n: SchemaNode, what?: string): Out {
+    if (n.goType === undefined) {
+      // A node with no Go type (a CRD's schema): custom resources decode as unstructured JSON, so a wrong
+      // type is left in place for validation to report.
+      this.count(v);
+      return v;
+    }
     if (this.converter) throw new GoDecodeError(converterError(v, n));
     if (!this.saved) this.saved = this.fieldError(v, n.goType ?? 'interface {}', what);
     this.count(v);
@@ -281,6 +297,9 @@ class Walker {
 }
 
 const UINT8 = { type: 'integer', goType: 'uint8' } as SchemaNode;
+
+// x-kubernetes-embedded-resource: the fields every embedded object keeps.
+const EMBEDDED_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
 // The fast path: a scalar that needs nothing done (checked with typeof, no path kept); anything else
 // takes the full step, which also words the error.

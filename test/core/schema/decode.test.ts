@@ -216,6 +216,27 @@ describe('decodeTyped: unknown fields', () => {
     expect(event.value).toEqual({ metadata: { managedFields: [{ fieldsV1: { 'f:spec': { '.': {} } } }] } });
   });
 
+  it('a CRD schema (no Go types) prunes and reports unknown fields but leaves wrong types to validation', () => {
+    const crd = fromOpenAPIV3({
+      type: 'object',
+      properties: {
+        spec: { type: 'object', properties: { replicas: { type: 'integer' }, port: { 'x-kubernetes-int-or-string': true }, tags: { type: 'array', items: { type: 'string' } } } },
+        status: { type: 'object', nullable: true },
+        empty: { type: 'object' },
+        template: { type: 'object', 'x-kubernetes-embedded-resource': true },
+        embedded: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+      },
+    });
+    const out = decodeTyped(crd, {
+      spec: { replicas: 'three', port: true, tags: 'x', bogus: 1 }, status: null, empty: { a: 1 }, template: { kind: 'Pod', x: 1 },
+      embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { any: 1 }, y: 2 },
+    }, true);
+    expect(out.value).toEqual({ spec: { replicas: 'three', port: true, tags: 'x' }, status: null, empty: {}, template: { kind: 'Pod' },
+      embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { any: 1 } },
+    });
+    expect(out.strictErrors).toEqual(['unknown field "spec.bogus"', 'unknown field "empty.a"', 'unknown field "template.x"', 'unknown field "embedded.y"']);
+  });
+
   it('counts every member of the input, pruned or raw, for the duplicate check', () => {
     expect(decodeTyped(node('apps', 'Deployment'), body(), true).members).toBe(17);
   });
