@@ -18,7 +18,8 @@ import { allocateClusterIP, keepAllocatedClusterIP } from './admission/cluster-i
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
 import { jsonDepthError } from './json-depth';
 import { objectKey } from './object-key';
-import { pruneUnknown, unknownFields, type FieldValidation } from './validation/known-fields';
+import { decodeObject, parseObjectBody, type DecodeOptions, type DecodeTarget, type FieldValidation } from './validation/known-fields';
+import { goValue } from './patch/go-format';
 import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
 import type { WriteGuard } from './rbac/escalation';
@@ -108,22 +109,24 @@ function checkSize(obj: KubeObject): void {
   if (bytes > MAX_OBJECT_BYTES) throw new StatusError(requestEntityTooLarge(`limit is ${MAX_OBJECT_BYTES}`));
 }
 
+// The Scale objects of /scale, decoded against their own schema.
+const SCALE = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
 /**
- * fieldValidation (apiserver handlers/rest.go): Strict rejects unknown fields with 400; Warn (the default)
- * and Ignore drop them, as decoding into the typed object would, Warn with a warning.
+ * The written object as kube's decoder makes it (core/validation/known-fields.ts): wrong types rejected,
+ * unknown fields at any depth dropped under fieldValidation Warn (with a warning) and Ignore, rejected
+ * under Strict; `source` says whether it came from a body (its text) or a patch.
  */
-function checkFields(env: WriteEnv, obj: KubeObject): KubeObject {
-  const unknown = unknownFields(env.type, obj);
-  if (unknown.length === 0) return obj;
-  const mode = env.fieldValidation ?? 'Warn';
-  if (mode === 'Strict') throw new StatusError(badRequest(`strict decoding error: ${unknown.join(', ')}`));
-  if (mode === 'Warn') env.warnings?.push(...unknown);
-  return pruneUnknown(env.type, obj);
+function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<DecodeOptions, 'text' | 'patchValue' | 'converter'>, target: DecodeTarget = env.type): T {
+  // A body of null decodes, as in Go, to the empty object.
+  const out = decodeObject(target, obj, { fieldValidation: env.fieldValidation, warnings: env.warnings, ...source }) ?? ({} as T);
+  (out as KubeObject).metadata ??= {};
+  return out;
 }
 
 function create(store: WriteStore, env: WriteEnv, namespace: string, body: string): WriteResponse {
   const { type } = env;
-  const obj = checkFields(env, asTypedObject(type, parseBody(body)));
+  const obj = checkFields(env, asTypedObject(type, parseObjectBody(type.kind, body)), { text: body });
   reconcileNamespace(type, obj, namespace);
   env.guard?.(obj, undefined);
   const m = obj.metadata;
@@ -158,9 +161,9 @@ function checkSubresource(type: ResourceType, subresource: string): void {
 function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { verb: 'update' }>): WriteResponse {
   checkSubresource(env.type, req.subresource);
   const current = existing(store, env.type, req.namespace, req.name);
-  const body = parseBody(req.body);
-  if (req.subresource === 'scale') return replaceScale(store, env, current, body);
-  return replace(store, env, current, checkFields(env, asTypedObject(env.type, body)), req.subresource);
+  const body = parseObjectBody(req.subresource === 'scale' ? SCALE.kind : env.type.kind, req.body);
+  if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, body as KubeObject, { text: req.body }, SCALE));
+  return replace(store, env, current, checkFields(env, asTypedObject(env.type, body), { text: req.body }), req.subresource);
 }
 
 /** Stores `next` in place of `current`: optimistic concurrency, metadata rules, no-op detection, finalizers. */
@@ -221,10 +224,16 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, Object.values(PATCH_CONTENT_TYPES)));
   const current = existing(store, type, req.namespace, req.name);
   const patchDoc = decodePatchBody(patchType, req.body);
-  const target = req.subresource === 'scale' ? scaleOf(current) : current;
-  const patched = applyPatch(patchType, target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
-  if (req.subresource === 'scale') return replaceScale(store, env, current, patched);
-  return replace(store, env, current, checkFields(env, asTypedObject(type, patched)), req.subresource);
+  const scale = req.subresource === 'scale';
+  const patchedFrom = (base: KubeObject, doc: unknown) => applyPatch(patchType, scale ? scaleOf(base) : base, doc, scale ? 'Scale' : type.kind);
+  const patched = patchedFrom(current, patchDoc);
+  // kube shows the patch map (strategic) or the patched JSON (json, merge) in a decoding failure; the
+  // latter is made again, as decoding has already changed `patched` in place.
+  const converter = patchType === 'strategic';
+  const patchValue = () => (converter ? goValue(patchDoc)
+    : JSON.stringify(patchedFrom(existing(store, type, req.namespace, req.name), decodePatchBody(patchType, req.body))));
+  if (scale) return replaceScale(store, env, current, checkFields(env, patched as KubeObject, { patchValue, converter }, SCALE));
+  return replace(store, env, current, checkFields(env, asTypedObject(type, patched), { patchValue, converter }), req.subresource);
 }
 
 interface DeleteOptions {

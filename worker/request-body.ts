@@ -6,7 +6,7 @@
 import { badRequest, requestEntityTooLarge, StatusError, unsupportedMediaType } from '../core/status';
 import { isProtobufBody, protobufToJson, PROTOBUF_CONTENT_TYPE } from '../core/protobuf/decode';
 import { MalformedProtobuf, ProtobufTooLarge, UnsupportedProtobufKind } from '../core/protobuf/errors';
-import { jsonDepthError } from '../core/json-depth';
+import { checkBodyDepth } from '../core/validation/known-fields';
 import { yamlToJson } from '../core/yaml-decode';
 
 const ACCEPTED_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_CONTENT_TYPE];
@@ -17,7 +17,7 @@ export function decodeBody(contentType: string, bytes: Uint8Array, kind = ''): s
   const mediaType = contentType.split(';')[0].trim().toLowerCase() || 'application/json';
   switch (mediaType) {
     case 'application/json':
-      return checkDepth(new TextDecoder().decode(bytes));
+      return checkDepth(kind, new TextDecoder().decode(bytes));
     case 'application/yaml':
       return yamlToJson(new TextDecoder().decode(bytes), kind);
     case PROTOBUF_CONTENT_TYPE:
@@ -42,10 +42,10 @@ function decodeProtobuf(contentType: string, bytes: Uint8Array): string {
 }
 
 // A body nested too deep for the walkers is refused here already, with the Status the store would give it
-// (core/writes.ts parseBody), so it never reaches the store. Patch bodies are read raw and checked where the
-// store decodes them (core/patch/patch-body.ts); YAML is converted first and checked as JSON by the store.
-function checkDepth(text: string): string {
-  const tooDeep = jsonDepthError(text);
-  if (tooDeep) throw new StatusError(badRequest(`couldn't get version/kind; json parse error: ${tooDeep}`));
+// (core/validation/known-fields.ts parseObjectBody), so it never reaches the store. Patch bodies are read raw
+// and checked where the store decodes them (core/patch/patch-body.ts); YAML is converted first and checked as
+// JSON by the store.
+function checkDepth(kind: string, text: string): string {
+  checkBodyDepth(kind, text);
   return text;
 }

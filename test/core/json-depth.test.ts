@@ -75,8 +75,8 @@ describe('the store refuses bodies nested past the limit', () => {
   const tooDeep = arrays(100_000);
   const goText = "invalid character '[' exceeded max depth";
   const cases: [string, WriteRequest, number, string][] = [
-    ['create', { verb: 'create', namespace: 'default', body: cm(tooDeep) }, 400, `couldn't get version/kind; json parse error: ${goText}`],
-    ['update', { verb: 'update', namespace: 'default', name: 'keep', subresource: '', body: cm(tooDeep) }, 400, `couldn't get version/kind; json parse error: ${goText}`],
+    ['create', { verb: 'create', namespace: 'default', body: cm(tooDeep) }, 400, `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: ${goText} (${cm(tooDeep).slice(0, 30)} ...)`],
+    ['update', { verb: 'update', namespace: 'default', name: 'keep', subresource: '', body: cm(tooDeep) }, 400, `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: ${goText} (${cm(tooDeep).slice(0, 30)} ...)`],
     ['strategic patch', { verb: 'patch', namespace: 'default', name: 'keep', subresource: '', patchType: 'application/strategic-merge-patch+json', body: `{"data":${tooDeep}}` }, 400, goText],
     ['merge patch', { verb: 'patch', namespace: 'default', name: 'keep', subresource: '', patchType: 'application/merge-patch+json', body: `{"data":${tooDeep}}` }, 400, `error decoding patch: ${goText}`],
     ['json patch', { verb: 'patch', namespace: 'default', name: 'keep', subresource: '', patchType: 'application/json-patch+json', body: `[{"op":"add","path":"/x","value":${tooDeep}}]` }, 400, `error decoding patch: ${goText}`],

@@ -85,7 +85,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     throw new StatusError(badRequest(`fieldValidation must be one of "Ignore", "Warn" or "Strict", got "${q.get('fieldValidation')}"`));
   }
   const { namespace, name, subresource } = info;
-  if (info.verb === 'create' && !type.stored) return review(c, type, body);
+  if (info.verb === 'create' && !type.stored) return review(c, type, body, fieldValidation);
   if (info.verb === 'create' && subresource === 'token' && type.subresources.includes('token')) return tokenRequest(c, info, body);
   let req: WriteRequest;
   let namespaceRevision: number | undefined;

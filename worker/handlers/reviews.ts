@@ -14,6 +14,7 @@ import { authorizerFor, resourceAttributes } from '../authz';
 import { authSettings, DEFAULT_TOKEN_EXPIRATION_SECONDS, MAX_TOKEN_EXPIRATION_SECONDS, MIN_TOKEN_EXPIRATION_SECONDS, signingKey } from '../settings';
 import { resolveBoundObject, type BoundObjectReference } from '../service-account-bindings';
 import { readObject } from '../stores';
+import { decodeObject, type FieldValidation } from '../../core/validation/known-fields';
 
 type Ctx = Context<AppEnv>;
 
@@ -27,9 +28,12 @@ function parse(body: string): Record<string, any> {
   }
 }
 
-export async function review(c: Ctx, type: ResourceType, body: string): Promise<Response> {
+export async function review(c: Ctx, type: ResourceType, body: string, fieldValidation: FieldValidation = 'Warn'): Promise<Response> {
   const user = c.get('user');
-  const obj = parse(body);
+  // Decoded against the kind's schema like any created object: wrong types and unknown fields as kube answers.
+  const warnings: string[] = [];
+  const obj = decodeObject(type, parse(body), { fieldValidation, warnings, text: body });
+  for (const w of warnings) c.header('warning', `299 - ${JSON.stringify(w)}`, { append: true });
   const spec = obj.spec ?? {};
   const base = { kind: type.kind, apiVersion: `${type.group}/${type.version}`, metadata: { creationTimestamp: null } };
   const shard = authorizerFor(c.env, user);
