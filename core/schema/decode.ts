@@ -72,7 +72,8 @@ class Walker {
   constructor(private readonly strict: boolean, private readonly converter: boolean) {}
 
   value(n: SchemaNode, v: unknown): Out {
-    if (v === null) return n.nullable ? null : DROP; // nullable: CRD schemas only
+    // undefined: a key set to undefined in memory (JSON never carries one) is as good as absent.
+    if (v === null || v === undefined) return n.nullable && v === null ? null : DROP; // nullable: CRD schemas only
     if (n.special) return this.special(n, v);
     switch (n.type) {
       case 'object':
