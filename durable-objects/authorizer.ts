@@ -8,7 +8,7 @@ import { forbiddenReason, isPrivileged, RbacPolicy, type RbacKind, type UserInfo
 import type { PolicyRule, RequestAttributes } from '../core/rbac/rules';
 import { parseRoleRef } from '../core/rbac/stored';
 import type { EscalationGrant } from '../core/rbac/escalation';
-import { DecisionCache } from '../core/rbac/decision-cache';
+import { DECISION_CACHE_BYTES, DecisionCache } from '../core/rbac/decision-cache';
 import { TokenBuckets } from '../core/rate-limit';
 import type { ChangeRow } from './watch-cache';
 import type { ResourceStore } from './resource-store';
@@ -17,6 +17,7 @@ export interface AuthorizerEnv {
   STORE: DurableObjectNamespace<ResourceStore>;
   RATE_LIMIT_QPS?: string;
   RATE_LIMIT_BURST?: string;
+  AUTHZ_DECISION_CACHE_BYTES?: string; // the decision cache's byte budget (default 16 MiB, decision-cache.ts)
 }
 
 export type Admission =
@@ -49,7 +50,7 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
   private loading: Promise<void> | undefined;
   private loaded = false;
   private name = '';
-  private readonly decisions = new DecisionCache(); // bounded in bytes, see decision-cache.ts
+  private readonly decisions = new DecisionCache(this.setting('AUTHZ_DECISION_CACHE_BYTES', DECISION_CACHE_BYTES)); // bounded in bytes
   private readonly buckets = new TokenBuckets();
 
   /**
@@ -208,7 +209,7 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
     return this.env.STORE.get(this.env.STORE.idFromName(gr));
   }
 
-  private setting(name: 'RATE_LIMIT_QPS' | 'RATE_LIMIT_BURST', fallback: number): number {
+  private setting(name: 'RATE_LIMIT_QPS' | 'RATE_LIMIT_BURST' | 'AUTHZ_DECISION_CACHE_BYTES', fallback: number): number {
     const raw = this.env[name];
     const v = Number(raw);
     return raw !== undefined && raw !== '' && Number.isFinite(v) && v > 0 ? v : fallback;

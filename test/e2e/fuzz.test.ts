@@ -6,6 +6,7 @@
 // Bounded and seeded: FUZZ_RUNS cases (default 100 in `npm test`), FUZZ_SEED (default fixed; printed on failure by
 // fast-check with the failing case's path). `npm run fuzz` runs the long mode (2,000 cases, a random seed).
 import fc from 'fast-check';
+import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startTestGateway, stopTestGateway, type Running } from './fixtures';
 import { httpWatch, wsWatch, type OpenWatch, type WatchEventMsg } from './watch-streams';
@@ -53,7 +54,7 @@ async function outside(): Promise<string> {
   return parts.join('\n');
 }
 
-async function send(req: FuzzRequest): Promise<{ status: number; text: string }> {
+async function send(req: FuzzRequest): Promise<{ status: number; text: string; contentType: string }> {
   const url = new URL(req.path, r.gateway.url);
   for (const [k, v] of req.query) url.searchParams.append(k, v);
   // A watch (by parameter or by the legacy /watch/ path) is bounded so each case ends.
@@ -63,7 +64,7 @@ async function send(req: FuzzRequest): Promise<{ status: number; text: string }>
   if (req.accept) headers.accept = req.accept;
   const res = await fetch(url, { method: req.method, headers, body: req.body as BodyInit | undefined, signal: AbortSignal.timeout(CASE_TIMEOUT_MS) });
   const text = await res.text();
-  return { status: res.status, text };
+  return { status: res.status, text, contentType: res.headers.get('content-type') ?? '' };
 }
 
 function describeCase(req: FuzzRequest): string {
@@ -119,7 +120,8 @@ describe(`fuzzing the front door (${RUNS} cases, seed ${SEED})`, () => {
       if (res.status >= 400) {
         let status: any;
         try {
-          status = JSON.parse(res.text);
+          // A Status in the encoding the client asked for: YAML when it prefers YAML, as kube answers.
+          status = res.contentType.startsWith('application/yaml') ? parseYaml(res.text) : JSON.parse(res.text);
         } catch {
           throw new Error(`non-Status ${res.status} body for ${what}: ${res.text.slice(0, 200)}`);
         }

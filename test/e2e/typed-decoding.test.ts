@@ -86,9 +86,9 @@ describe('typed decoding', () => {
   });
 
   it('stores quantities in canonical form', async () => {
-    const res = await http(r, 'POST', PODS, pod('q', { resources: { limits: { cpu: '1.5', memory: '0.5Gi' }, requests: { cpu: 0.25, memory: '1536Mi' } } }));
+    const res = await http(r, 'POST', PODS, pod('q', { resources: { limits: { cpu: '1.5', memory: '0.5Gi' }, requests: { cpu: 0.25, memory: '0.25Gi' } } }));
     expect(res.status).toBe(201);
     const stored = (await http(r, 'GET', `${PODS}/q`)).json;
-    expect(stored.spec.containers[0].resources).toEqual({ limits: { cpu: '1500m', memory: '512Mi' }, requests: { cpu: '250m', memory: '1536Mi' } });
+    expect(stored.spec.containers[0].resources).toEqual({ limits: { cpu: '1500m', memory: '512Mi' }, requests: { cpu: '250m', memory: '256Mi' } });
   });
 });
