@@ -58,12 +58,15 @@ export function asTypedObject(type: ResourceType, body: unknown): KubeObject {
   if (obj.kind !== undefined && obj.kind !== type.kind) {
     throw new StatusError(badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${type.kind})`));
   }
-  if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata))) {
-    throw new StatusError(badRequest('metadata must be an object'));
-  }
-  // Field order as Kubernetes serializes it: apiVersion, kind, metadata, then the rest.
+  // Field order as Kubernetes serializes it: apiVersion, kind, metadata, then the rest. A metadata of the
+  // wrong type is left for the decoder (core/validation/known-fields.ts) to reject in Go's words.
   const { apiVersion: _v, kind: _k, metadata, ...rest } = obj;
-  return { apiVersion: expectedVersion, kind: type.kind, metadata: { ...(metadata ?? {}) }, ...rest };
+  const meta = metadata === undefined || metadata === null ? {} : isPlainObject(metadata) ? { ...metadata } : metadata;
+  return { apiVersion: expectedVersion, kind: type.kind, metadata: meta, ...rest };
+}
+
+function isPlainObject(v: unknown): v is ObjectMeta {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The namespace in the body must agree with the path (or be empty, and then the path's is used). */

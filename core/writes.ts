@@ -17,7 +17,8 @@ import { immutableViolations } from './admission/immutable';
 import { allocateClusterIP, keepAllocatedClusterIP } from './admission/cluster-ip';
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
 import { objectKey } from './object-key';
-import { pruneUnknown, unknownFields, type FieldValidation } from './validation/known-fields';
+import { decodeObject, type DecodeOptions, type DecodeTarget, type FieldValidation } from './validation/known-fields';
+import { goValue } from './patch/go-format';
 import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
 import type { WriteGuard } from './rbac/escalation';
@@ -94,22 +95,23 @@ function checkSize(obj: KubeObject): void {
   if (bytes > MAX_OBJECT_BYTES) throw new StatusError(requestEntityTooLarge(`limit is ${MAX_OBJECT_BYTES}`));
 }
 
+// The Scale objects of /scale, decoded against their own schema.
+const SCALE = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
 /**
- * fieldValidation (apiserver handlers/rest.go): Strict rejects unknown fields with 400; Warn (the default)
- * and Ignore drop them, as decoding into the typed object would, Warn with a warning.
+ * The written object as kube's decoder makes it (core/validation/known-fields.ts): wrong types rejected,
+ * unknown fields at any depth dropped under fieldValidation Warn (with a warning) and Ignore, rejected
+ * under Strict; `source` says whether it came from a body (its text) or a patch.
  */
-function checkFields(env: WriteEnv, obj: KubeObject): KubeObject {
-  const unknown = unknownFields(env.type, obj);
-  if (unknown.length === 0) return obj;
-  const mode = env.fieldValidation ?? 'Warn';
-  if (mode === 'Strict') throw new StatusError(badRequest(`strict decoding error: ${unknown.join(', ')}`));
-  if (mode === 'Warn') env.warnings?.push(...unknown);
-  return pruneUnknown(env.type, obj);
+function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<DecodeOptions, 'text' | 'patchValue'>, target: DecodeTarget = env.type): T {
+  const out = decodeObject(target, obj, { fieldValidation: env.fieldValidation, warnings: env.warnings, ...source });
+  (out as KubeObject).metadata ??= {};
+  return out;
 }
 
 function create(store: WriteStore, env: WriteEnv, namespace: string, body: string): WriteResponse {
   const { type } = env;
-  const obj = checkFields(env, asTypedObject(type, parseBody(body)));
+  const obj = checkFields(env, asTypedObject(type, parseBody(body)), { text: body });
   reconcileNamespace(type, obj, namespace);
   env.guard?.(obj, undefined);
   const m = obj.metadata;
@@ -145,8 +147,8 @@ function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { v
   checkSubresource(env.type, req.subresource);
   const current = existing(store, env.type, req.namespace, req.name);
   const body = parseBody(req.body);
-  if (req.subresource === 'scale') return replaceScale(store, env, current, body);
-  return replace(store, env, current, checkFields(env, asTypedObject(env.type, body)), req.subresource);
+  if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, body as KubeObject, { text: req.body }, SCALE));
+  return replace(store, env, current, checkFields(env, asTypedObject(env.type, body), { text: req.body }), req.subresource);
 }
 
 /** Stores `next` in place of `current`: optimistic concurrency, metadata rules, no-op detection, finalizers. */
@@ -209,8 +211,10 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   const patchDoc = decodePatchBody(patchType, req.body);
   const target = req.subresource === 'scale' ? scaleOf(current) : current;
   const patched = applyPatch(patchType, target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
-  if (req.subresource === 'scale') return replaceScale(store, env, current, patched);
-  return replace(store, env, current, checkFields(env, asTypedObject(type, patched)), req.subresource);
+  // kube shows the patched JSON (json, merge) or the patch map (strategic) in a decoding failure.
+  const patchValue = () => (patchType === 'strategic' ? goValue(patchDoc) : JSON.stringify(patched));
+  if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, patched as KubeObject, { patchValue }, SCALE));
+  return replace(store, env, current, checkFields(env, asTypedObject(type, patched), { patchValue }), req.subresource);
 }
 
 interface DeleteOptions {

@@ -1,6 +1,8 @@
 // Core: finds the first syntax error in a JSON text and words it as Go's encoding/json scanner does
 // ("invalid character 'x' looking for beginning of value"), since apiserver echoes that text in 400s.
-// A port of the state machine in Go's encoding/json/scanner.go, run only when JSON.parse has failed.
+// A port of the state machine in Go's encoding/json/scanner.go, run only when JSON.parse has failed, or
+// with a StructureListener to see a text's object keys as Go's decoder does (duplicate fields, which
+// JSON.parse silently merges: core/schema/duplicates.ts).
 
 type Step = (c: number) => Step | null;
 
@@ -19,11 +21,37 @@ export function goJsonSyntaxError(text: string): string | undefined {
   return scanner.finish();
 }
 
+/** What a listening scan reports, in document order. */
+export interface StructureListener {
+  open(kind: 'object' | 'array'): void;
+  /** An object key, as the raw JSON string bytes (quotes included). */
+  key(raw: Uint8Array): void;
+  /** The start of an array element. */
+  element(): void;
+  close(): void;
+}
+
+/** Scans `text`, telling `listener` its structure; returns Go's syntax error text, if any. */
+export function scanStructure(text: string, listener: StructureListener): string | undefined {
+  const bytes = new TextEncoder().encode(text);
+  const scanner = new Scanner(listener, bytes);
+  for (let i = 0; i < bytes.length; i++) {
+    scanner.at = i;
+    scanner.feed(bytes[i]);
+    if (scanner.error) return scanner.error;
+  }
+  return scanner.finish();
+}
+
 class Scanner {
   error?: string;
+  at = 0;
   private stack: ('key' | 'value' | 'array')[] = [];
   private step: Step = this.beginValue;
   private endTop = false;
+  private keyStart = -1;
+
+  constructor(private readonly listener?: StructureListener, private readonly bytes?: Uint8Array) {}
 
   feed(c: number): void {
     const next = this.step.call(this, c);
@@ -44,12 +72,15 @@ class Scanner {
 
   private beginValue(c: number): Step | null {
     if (WS.has(c)) return this.beginValue;
+    if (this.listener && this.stack[this.stack.length - 1] === 'array') this.listener.element();
     switch (c) {
       case 0x7b: // {
         this.stack.push('key');
+        this.listener?.open('object');
         return this.beginStringOrEmpty;
       case 0x5b: // [
         this.stack.push('array');
+        this.listener?.open('array');
         return this.beginValueOrEmpty;
       case 0x22:
         return this.inString;
@@ -85,7 +116,10 @@ class Scanner {
 
   private beginString(c: number): Step | null {
     if (WS.has(c)) return this.beginString;
-    if (c === 0x22) return this.inString;
+    if (c === 0x22) {
+      this.keyStart = this.at;
+      return this.inString;
+    }
     return this.fail(c, 'looking for beginning of object key string');
   }
 
@@ -116,6 +150,7 @@ class Scanner {
 
   private pop(): Step {
     this.stack.pop();
+    this.listener?.close();
     if (this.stack.length === 0) this.endTop = true;
     return this.endValue;
   }
@@ -126,7 +161,13 @@ class Scanner {
   }
 
   private inString(c: number): Step | null {
-    if (c === 0x22) return this.endValue;
+    if (c === 0x22) {
+      if (this.listener && this.keyStart >= 0) {
+        this.listener.key(this.bytes!.subarray(this.keyStart, this.at + 1));
+        this.keyStart = -1;
+      }
+      return this.endValue;
+    }
     if (c === 0x5c) return this.inStringEsc;
     if (c < 0x20) return this.fail(c, 'in string literal');
     return this.inString;

@@ -1,40 +1,74 @@
-// Canonical layer: fieldValidation for writes. kubectl sends fieldValidation=Strict on every create,
-// replace and apply and validates nothing itself, so unknown fields are caught here: the top-level
-// fields of the type (from the registry) and ObjectMeta's.
+// Canonical layer: decoding a written object as kube-apiserver's decoder does (the schema walker,
+// core/schema/decode.ts), with fieldValidation and kube's Status for each failure. kubectl sends
+// fieldValidation=Strict on every create, replace and apply and validates nothing itself, so wrong types
+// and unknown fields, at any depth, are caught here.
+//
+// Where the wording comes from (apiserver pkg/endpoints/handlers, v1.32):
+// - create / update (and /status, /scale) decode the body: a failure is 400 BadRequest
+//   `<Kind> in version "<v>" cannot be handled as a <Kind>: <error>` (rest.go transformDecodeError), and
+//   strict errors under Strict are that too, as `strict decoding error: unknown field "x", ...`;
+// - a patch decodes the patched object: a failure is 422 Invalid on the field "patch", whose value is the
+//   patched JSON (json/merge patch) or the patch map (strategic), as patch.go applyPatchToCurrentObject /
+//   applyPatchToObject build it;
+// - under Warn each strict error is a Warning header (addStrictDecodingWarnings) and the field is dropped;
+//   under Ignore (the non-strict decoder) it is only dropped.
 
-import type { ResourceType } from '../registry';
+import { kindNode } from '../schema/compile';
+import { decodeTyped, GoDecodeError, type FieldValidation } from '../schema/decode';
+import { duplicateFields } from '../schema/duplicates';
+import { badRequest, StatusError, type Status } from '../status';
+import { goQuote } from './names';
 
-export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+export type { FieldValidation };
 
-const ALWAYS = ['apiVersion', 'kind', 'metadata'];
-const OBJECT_META = new Set([
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers',
-  'managedFields',
-]);
-
-/** apimachinery's wording for each unknown field, e.g. `unknown field "spec2"`, in document order. */
-export function unknownFields(type: ResourceType, body: unknown): string[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
-  const known = new Set([...ALWAYS, ...type.fields]);
-  const found: string[] = [];
-  for (const key of Object.keys(body)) if (!known.has(key)) found.push(`unknown field "${key}"`);
-  const meta = (body as { metadata?: unknown }).metadata;
-  if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
-    for (const key of Object.keys(meta)) if (!OBJECT_META.has(key)) found.push(`unknown field "metadata.${key}"`);
-  }
-  return found;
+export interface DecodeTarget {
+  group: string;
+  version: string;
+  kind: string;
 }
 
-/** The object without the fields `unknownFields` reports. */
-export function pruneUnknown<T extends object>(type: ResourceType, body: T): T {
-  const known = new Set([...ALWAYS, ...type.fields]);
-  const out = Object.fromEntries(Object.entries(body).filter(([k]) => known.has(k))) as Record<string, unknown>;
-  const meta = out.metadata;
-  if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
-    out.metadata = Object.fromEntries(Object.entries(meta).filter(([k]) => OBJECT_META.has(k)));
+export interface DecodeOptions {
+  fieldValidation?: FieldValidation; // default Warn, as kube-apiserver's
+  warnings?: string[]; // receives Warn-level findings, for the Warning header
+  /** The request body's text: enables the duplicate-field check (a body only, not a patch result). */
+  text?: string;
+  /** Set for a patch result: the value kube shows in the 422 (patched JSON, or the strategic patch map). */
+  patchValue?: () => string;
+}
+
+/**
+ * `obj` decoded against its kind's schema, in place: wrong types rejected, unknown fields dropped (or
+ * rejected under Strict), quantities and times canonical. Throws StatusError as kube-apiserver answers.
+ */
+export function decodeObject<T>(target: DecodeTarget, obj: T, opts: DecodeOptions = {}): T {
+  const node = kindNode(target.group, target.version, target.kind);
+  if (!node) return obj;
+  const mode = opts.fieldValidation ?? 'Warn';
+  const strict = mode !== 'Ignore';
+  let decoded: { value: unknown; strictErrors: string[]; members: number };
+  try {
+    decoded = decodeTyped(node, obj, strict);
+  } catch (e) {
+    if (e instanceof GoDecodeError) throw new StatusError(failure(target, e.message, opts));
+    throw e;
   }
-  return out as T;
+  const errors = decoded.strictErrors;
+  if (strict && opts.text !== undefined) errors.push(...duplicateFields(opts.text, node, decoded.members));
+  if (errors.length && mode === 'Strict') throw new StatusError(failure(target, `strict decoding error: ${errors.join(', ')}`, opts));
+  if (errors.length && mode === 'Warn') opts.warnings?.push(...errors);
+  return decoded.value as T;
+}
+
+function failure(target: DecodeTarget, message: string, opts: DecodeOptions): Status {
+  if (!opts.patchValue) {
+    return badRequest(`${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}: ${message}`);
+  }
+  // errors.NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), value, message)).
+  const cause = `Invalid value: ${goQuote(opts.patchValue())}: ${message}`;
+  return {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: ` "" is invalid: patch: ${cause}`,
+    reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', message: cause, field: 'patch' }] }, code: 422,
+  };
 }
 
 export function parseFieldValidation(v: string | null): FieldValidation | undefined {

@@ -55,7 +55,7 @@ const cases: Case[] = [
   { name: 'create across all namespaces', method: 'POST', path: '/api/v1/configmaps', body: cm('x'), code: 405, reason: 'MethodNotAllowed' },
   { name: 'stale resourceVersion on update', method: 'PUT', path: `${CM}/keep`, body: cm('keep', { metadata: { name: 'keep', resourceVersion: '99999' } }), code: 409, reason: 'Conflict' },
   { name: 'unknown field with fieldValidation=Strict', method: 'POST', path: `${CM}?fieldValidation=Strict`, body: cm('x', { datta: {}, metadata: { name: 'x', lables: {} } }),
-    code: 400, reason: 'BadRequest', message: 'strict decoding error: unknown field "datta", unknown field "metadata.lables"' },
+    code: 400, reason: 'BadRequest', message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.lables", unknown field "datta"' },
   { name: 'invalid fieldValidation', method: 'POST', path: `${CM}?fieldValidation=Loose`, body: cm('x'), code: 400, reason: 'BadRequest' },
   { name: 'a JSON patch test that fails', method: 'PATCH', path: `${CM}/keep`, body: '[{"op":"test","path":"/data/a","value":"2"}]',
     headers: { 'content-type': 'application/json-patch+json' }, code: 422, reason: 'Invalid' },
