@@ -22,6 +22,7 @@ import { goValue } from './patch/go-format';
 import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
 import type { WriteGuard } from './rbac/escalation';
+import { typeHooks, type HookEnv } from './crd/write-hooks';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -109,9 +110,20 @@ function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<Decod
   return out;
 }
 
+// CRDs and custom objects: their own decoding, validation and status (core/crd/write-hooks.ts).
+function hookEnv(store: WriteStore, env: WriteEnv): HookEnv {
+  return { now: env.now, fieldValidation: env.fieldValidation, warnings: env.warnings, objects: () => store.objects('') };
+}
+
+function decoded(store: WriteStore, env: WriteEnv, obj: unknown, source: Pick<DecodeOptions, 'text' | 'patchValue'>): KubeObject {
+  const hooks = typeHooks(env.type);
+  const typed = asTypedObject(env.type, obj);
+  return hooks ? hooks.decode(typed, hookEnv(store, env)) : checkFields(env, typed, source);
+}
+
 function create(store: WriteStore, env: WriteEnv, namespace: string, body: string): WriteResponse {
   const { type } = env;
-  const obj = checkFields(env, asTypedObject(type, parseBody(body)), { text: body });
+  const obj = decoded(store, env, parseBody(body), { text: body });
   reconcileNamespace(type, obj, namespace);
   env.guard?.(obj, undefined);
   const m = obj.metadata;
@@ -121,6 +133,7 @@ function create(store: WriteStore, env: WriteEnv, namespace: string, body: strin
   fillCreateMeta(env, obj);
   applyDefaults(obj);
   if (type.kind === 'Service') allocateClusterIP(store, obj, env.newUid());
+  typeHooks(type)?.prepare(obj, undefined, '', hookEnv(store, env));
   checkSize(obj);
   for (let attempt = 1; ; attempt++) {
     const key = objectKey(m.namespace ?? '', m.name!);
@@ -148,7 +161,7 @@ function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { v
   const current = existing(store, env.type, req.namespace, req.name);
   const body = parseBody(req.body);
   if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, body as KubeObject, { text: req.body }, SCALE));
-  return replace(store, env, current, checkFields(env, asTypedObject(env.type, body), { text: req.body }), req.subresource);
+  return replace(store, env, current, decoded(store, env, body, { text: req.body }), req.subresource);
 }
 
 /** Stores `next` in place of `current`: optimistic concurrency, metadata rules, no-op detection, finalizers. */
@@ -176,6 +189,7 @@ function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: Ku
     if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));
   }
   validateObject(type, merged);
+  typeHooks(type)?.prepare(merged, current, subresource, hookEnv(store, env));
   checkSize(merged);
   merged.metadata.resourceVersion = current.metadata.resourceVersion;
   if (sameJson(merged, current)) return { code: 200, body: current };
@@ -197,8 +211,8 @@ function replaceScale(store: WriteStore, env: WriteEnv, current: KubeObject, bod
       field: 'spec.replicas',
     }]));
   }
-  const result = replace(store, env, current, withScale(current, scale), '');
-  return { code: result.code, body: scaleOf(result.body as KubeObject) };
+  const result = replace(store, env, current, withScale(current, scale, env.type.custom?.scale), '');
+  return { code: result.code, body: scaleOf(result.body as KubeObject, env.type.custom?.scale) };
 }
 
 function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { verb: 'patch' }>): WriteResponse {
@@ -207,14 +221,16 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   const patchType = patchTypeOf(req.patchType);
   // Server-side apply (application/apply-patch+yaml) is not served yet: 415 like any unknown type.
   if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, Object.values(PATCH_CONTENT_TYPES)));
+  const accepted = typeHooks(type)?.patchTypes;
+  if (accepted && !accepted.includes(PATCH_CONTENT_TYPES[patchType])) throw new StatusError(unsupportedMediaType(req.patchType, accepted));
   const current = existing(store, type, req.namespace, req.name);
   const patchDoc = decodePatchBody(patchType, req.body);
-  const target = req.subresource === 'scale' ? scaleOf(current) : current;
+  const target = req.subresource === 'scale' ? scaleOf(current, type.custom?.scale) : current;
   const patched = applyPatch(patchType, target, patchDoc, req.subresource === 'scale' ? 'Scale' : type.kind);
   // kube shows the patched JSON (json, merge) or the patch map (strategic) in a decoding failure.
   const patchValue = () => (patchType === 'strategic' ? goValue(patchDoc) : JSON.stringify(patched));
   if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, patched as KubeObject, { patchValue }, SCALE));
-  return replace(store, env, current, checkFields(env, asTypedObject(type, patched), { patchValue }), req.subresource);
+  return replace(store, env, current, decoded(store, env, patched, { patchValue }), req.subresource);
 }
 
 interface DeleteOptions {
@@ -235,7 +251,8 @@ function deleteOne(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, 
   const current = existing(store, type, req.namespace, req.name);
   const options = parseDeleteOptions(req.body);
   checkPreconditions(type.kind, current, options);
-  return { code: 200, body: remove(store, env, current) };
+  const target = typeHooks(type)?.beforeDelete?.(current, hookEnv(store, env)) ?? current;
+  return { code: 200, body: remove(store, env, target) };
 }
 
 // apiserver registry/rest/delete.go: precondition messages name the Kind, not the resource.

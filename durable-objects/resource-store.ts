@@ -3,7 +3,8 @@
 // to its watch cache (its own watchers) and to the replicas subscribed to it.
 
 import { DurableObject } from 'cloudflare:workers';
-import { lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
+import { isBuiltInGroupResource, lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
+import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './custom-types';
 import { internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
 import { escalationGuard, SYSTEM_GRANT, type EscalationGrant } from '../core/rbac/escalation';
@@ -32,12 +33,14 @@ export interface GetRequest {
   namespace: string;
   name: string;
   subresource: string;
+  crdRevision?: number; // custom types: the CRD store revision the front door knows (custom-types.ts)
 }
 
 export interface ListRequest {
   namespace: string;
   query: string; // the URL's search string: parsed here so the store owns list semantics
   format: ListFormat;
+  crdRevision?: number;
 }
 
 export interface StoreStats extends CacheStats {
@@ -59,6 +62,7 @@ export interface WriteOptions {
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
   escalation?: EscalationGrant; // required for RBAC role and binding writes (core/rbac/escalation.ts)
+  crdRevision?: number;
 }
 
 const LOG_BATCH_LIMIT = 1000;
@@ -80,17 +84,23 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     // A store that has served before knows its type: load now, take back watchers whose sockets
     // outlived the object's eviction, and tell replicas where it stands.
     const known = this.log.meta('type');
-    if (known) this.typeFor(known);
+    if (known && isBuiltInGroupResource(known)) this.typeFor(known);
+    // A custom type's definition comes from the CRD store first.
+    else if (known) void ctx.blockConcurrencyWhile(async () => {
+      await knowType(this.env as CrdEnv, known);
+      if (lookupGroupResource(known)) this.typeFor(known);
+    });
   }
 
   async get(groupResource: string, req: GetRequest): Promise<Result<StoreReply>> {
+    await knowType(this.env as CrdEnv, groupResource, req.crdRevision);
     return this.guard(groupResource, (type) => {
       if (req.subresource && !type.subresources.includes(req.subresource as Subresource)) {
         throw new StatusError(notFound({ group: type.group, resource: `${type.resource}/${req.subresource}` }, ''));
       }
       const entry = this.cache.state.get(objectKey(req.namespace, req.name));
       if (!entry) throw new StatusError(notFound(type, req.name));
-      if (req.subresource === 'scale') return { code: 200, body: JSON.stringify(scaleOf(JSON.parse(entry.json))) };
+      if (req.subresource === 'scale') return { code: 200, body: JSON.stringify(scaleOf(JSON.parse(entry.json), type.custom?.scale)) };
       return { code: 200, body: entry.json };
     });
   }
@@ -98,6 +108,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   /** A Response, not a Result: a list can outgrow the 32 MiB limit of an RPC value, a body cannot. */
   async list(groupResource: string, req: ListRequest): Promise<Response> {
     try {
+      await knowType(this.env as CrdEnv, groupResource, req.crdRevision);
       const type = this.typeFor(groupResource);
       const opts = parseListOptions(new URLSearchParams(req.query), false);
       const selectors = parseSelectors(opts, type);
@@ -117,13 +128,17 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   }
 
   async write(groupResource: string, req: WriteRequest, options: WriteOptions = {}): Promise<Result<StoreReply>> {
+    await knowType(this.env as CrdEnv, groupResource, options.crdRevision);
     return this.guard(groupResource, (type) => this.applyWrite(type, req, options));
   }
 
   /** Watches arrive as fetches (HTTP streaming or a WebSocket upgrade) with the target in headers. */
   override async fetch(request: Request): Promise<Response> {
     try {
-      this.typeFor(request.headers.get(WATCH_HEADERS.type) ?? '');
+      const gr = request.headers.get(WATCH_HEADERS.type) ?? '';
+      const crdRevision = request.headers.get(CRD_REVISION_HEADER);
+      await knowType(this.env as CrdEnv, gr, crdRevision ? Number(crdRevision) : undefined);
+      this.typeFor(gr);
     } catch (e) {
       return statusResponse(failure(e).status);
     }
@@ -168,6 +183,16 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   override async alarm(): Promise<void> {
     this.cache?.alarm();
+  }
+
+  /**
+   * Ends every watch of this store, after the events already sent (a custom type whose CRD is being
+   * removed: kube ends those watches when the type's storage goes away).
+   */
+  async endWatches(groupResource: string): Promise<void> {
+    await knowType(this.env as CrdEnv, groupResource);
+    this.typeFor(groupResource);
+    this.cache.hub.closeAll();
   }
 
   /** Test hook (only routed when ENABLE_TEST_HOOKS is set): restart this object as a crash would. */
@@ -259,7 +284,16 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   }
 
   private typeFor(groupResource: string): ResourceType {
-    if (this.type) return this.type;
+    if (this.type && !this.type.custom) return this.type;
+    if (this.type) {
+      // A custom type follows its CRD: a changed schema or columns apply from the next request on.
+      const now = lookupGroupResource(groupResource);
+      if (now && now !== this.type) {
+        this.type = now;
+        this.cache.retype(now);
+      }
+      return this.type;
+    }
     const type = lookupGroupResource(groupResource);
     if (!type) throw new Error(`unknown resource type ${groupResource}`);
     this.type = type;

@@ -86,7 +86,7 @@ export class WatchCache {
       entries: (namespace) => this.state.range(namespacePrefix(namespace)),
       readLog: async (after, limit) => (await o.readLog(after, limit)).map((row) => this.event(row, 0)),
       waitFor: (revision, ms) => this.waiters.wait(revision, ms),
-      table: (json, headers) => JSON.stringify(toTable(type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers })),
+      table: (json, headers) => JSON.stringify(toTable(this.o.type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers })),
       triggerOf: type.watchIndexField ? (fields) => fields[type.watchIndexField!] : undefined,
       yieldTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
     }, {
@@ -96,6 +96,11 @@ export class WatchCache {
       freshnessWaitMs: FRESHNESS_WAIT_MS,
       drainWaitMs: DRAIN_WAIT_MS,
     });
+  }
+
+  /** A custom type's new definition (its CRD changed): columns and selectable fields from now on. */
+  retype(type: ResourceType): void {
+    this.o.type = type;
   }
 
   entry(key: string, revision: number, json: string, parsed?: KubeObject): StateEntry {

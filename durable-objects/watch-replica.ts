@@ -5,6 +5,7 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
+import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './custom-types';
 import { internalError, StatusError, statusResponse } from '../core/status';
 import { parseListOptions, parseSelectors } from '../core/list-options';
 import { planList } from '../core/list-plan';
@@ -54,14 +55,19 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
     // Woken with watchers still connected (after hibernation): sync again, then replay to them what
     // they missed since the revision this replica had reached.
     if (meta.name && ctx.getWebSockets().length > 0) {
-      this.identify(String(meta.name), String(meta.type));
-      ctx.waitUntil(this.sync(Number(meta.revision ?? 0)).catch((e) => console.error('replica resync failed', e)));
+      ctx.waitUntil((async () => {
+        await knowType(env as CrdEnv, String(meta.type)); // a custom type's definition first
+        this.identify(String(meta.name), String(meta.type));
+        await this.sync(Number(meta.revision ?? 0));
+      })().catch((e) => console.error('replica resync failed', e)));
     }
   }
 
   /** Watches: the Worker picked this replica for the client's location. */
   override async fetch(request: Request): Promise<Response> {
     try {
+      const crdRevision = request.headers.get(CRD_REVISION_HEADER);
+      await knowType(this.env as CrdEnv, request.headers.get(WATCH_HEADERS.type) ?? '', crdRevision ? Number(crdRevision) : undefined);
       this.identify(request.headers.get(WATCH_HEADERS.replica) ?? '', request.headers.get(WATCH_HEADERS.type) ?? '');
       const cache = await this.sync();
       return cache.watch(request);
@@ -77,6 +83,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
    */
   async list(groupResource: string, name: string, req: ListRequest): Promise<Response> {
     try {
+      await knowType(this.env as CrdEnv, groupResource, req.crdRevision);
       this.identify(name, groupResource);
       const type = this.type!;
       const cache = await this.sync();
@@ -177,6 +184,14 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   }
 
   private identify(name: string, groupResource: string): void {
+    if (this.type?.custom) {
+      // A custom type follows its CRD (columns, selectable fields), as the store does.
+      const now = lookupGroupResource(groupResource);
+      if (now && now !== this.type) {
+        this.type = now;
+        this.cache?.retype(now);
+      }
+    }
     if (this.type) return;
     const type = lookupGroupResource(groupResource);
     if (!type || !name) throw new Error(`replica needs a name and a known type (got "${name}", "${groupResource}")`);

@@ -14,6 +14,7 @@ import { testHooks } from './routes/test-hooks';
 import { handleResource } from './handlers/resource';
 import { ui } from './routes/ui';
 import { consoleApi } from './routes/console-api';
+import { customTypes } from './custom-types';
 
 export const app = new Hono<AppEnv>();
 
@@ -31,6 +32,7 @@ app.use('*', requireSecrets); // 503 naming the secret when none to sign Service
 app.route('/', ui);
 
 app.use('*', authenticate);
+app.use('*', customTypes); // CRD-defined types, before a request is parsed against the registry
 app.use('*', authorize);
 
 app.route('/', health);

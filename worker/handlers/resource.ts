@@ -21,6 +21,9 @@ import { review, tokenRequest } from './reviews';
 import { escalationGrant, RBAC_GROUP } from './escalation';
 import { allAuthorizers } from '../authz';
 import { replicaFor, servableByReplica } from '../replicas';
+import { forwardedCrdRevision } from '../../durable-objects/custom-types';
+import { afterCrdWrite } from './crd-lifecycle';
+import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
 
 type Ctx = Context<AppEnv>;
 
@@ -39,6 +42,7 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
     case 'list': {
       const req = {
         namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
+        crdRevision: type.custom ? forwardedCrdRevision() : undefined,
       };
       const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw) : undefined;
       if (replica) return replica.stub.list(groupResource(type), replica.name, req);
@@ -53,7 +57,7 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
 
 async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<Response> {
   const result = await storeFor(c.env, type).get(groupResource(type), {
-    namespace: info.namespace, name: info.name, subresource: info.subresource,
+    namespace: info.namespace, name: info.name, subresource: info.subresource, crdRevision: type.custom ? forwardedCrdRevision() : undefined,
   });
   if (!result.ok || info.subresource) return reply(result);
   const url = new URL(c.req.url);
@@ -76,6 +80,10 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   }
   const { namespace, name, subresource } = info;
   if (info.verb === 'create' && !type.stored) return review(c, type, body);
+  if (info.verb === 'create' && type.custom?.terminating) {
+    // apiextensions customresource_handler.go serveResource.
+    throw new StatusError({ ...methodNotAllowed(), message: 'create not allowed while custom resource definition is terminating' });
+  }
   if (info.verb === 'create' && subresource === 'token' && type.subresources.includes('token')) return tokenRequest(c, info, body);
   let req: WriteRequest;
   switch (info.verb) {
@@ -103,7 +111,10 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   }
   const isRbac = type.group === RBAC_GROUP;
   const escalation = isRbac ? await escalationGrant(c, type, info, req) : undefined;
-  const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation, escalation });
+  let result: Result<StoreReply> = await storeFor(c.env, type).write(groupResource(type), req, {
+    dryRun, fieldValidation, escalation, crdRevision: type.custom ? forwardedCrdRevision() : undefined,
+  });
+  if (groupResource(type) === CRD_GROUP_RESOURCE && !dryRun) result = await afterCrdWrite(c.env, info.verb, result);
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
   if (isRbac && result.ok && result.value.revision) {
     await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));

@@ -11,6 +11,7 @@ import { storeFor } from '../stores';
 import { listFormat } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
 import { replicaFor } from '../replicas';
+import { CRD_REVISION_HEADER, forwardedCrdRevision } from '../../durable-objects/custom-types';
 
 // The handshake headers a WebSocket upgrade needs to reach the store intact.
 const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions'];
@@ -27,6 +28,8 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   if (listFormat(c.req.header('accept'), undefined).as === 'Table') headers.set(WATCH_HEADERS.table, '1');
   const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
   if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
+  const crdRevision = type.custom ? forwardedCrdRevision() : undefined;
+  if (crdRevision !== undefined) headers.set(CRD_REVISION_HEADER, String(crdRevision));
   const replica = replicaFor(c.env, type, c.req.raw);
   if (replica) headers.set(WATCH_HEADERS.replica, replica.name);
   const forwarded = new Request(`https://store.internal/watch${url.search}`, { headers });
