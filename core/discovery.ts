@@ -4,6 +4,7 @@
 // Aggregated discovery (apidiscovery.k8s.io/v2) is not served: client-go falls back to these documents when the
 // response Content-Type is plain application/json (client-go discovery/discovery_client.go, ContentTypeIsGVK).
 
+import { TERMINATING_VERBS } from './crd/custom-types';
 import { allResourceTypes, apiGroups, apiVersionOf, typesInGroupVersion, type ResourceType, type Subresource } from './registry';
 
 /** The Kubernetes release we present as; kubectl 1.32 warns only when client and server are >1 minor apart. */
@@ -132,7 +133,8 @@ function mainResource(t: ResourceType): APIResource {
     singularName: t.singular,
     namespaced: t.namespaced,
     kind: t.kind,
-    verbs: [...t.verbs],
+    // A terminating CRD's type can no longer be created or changed (apiextensions discovery controller).
+    verbs: t.custom?.terminating ? [...TERMINATING_VERBS] : [...t.verbs],
   };
   // shortNames and categories are `omitempty` in metav1.APIResource.
   if (t.shortNames.length) r.shortNames = [...t.shortNames];

@@ -83,6 +83,7 @@ export function openApiV3Index(): OpenApiV3Index {
   if (index) return index;
   const paths: OpenApiV3Index['paths'] = {};
   for (const { group, version } of servedGroupVersions()) {
+    if (typesInGroupVersion(group, version).some((t) => t.custom)) continue; // CRD-defined: core/crd/openapi.ts
     const path = gvPath(group, version);
     paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${publishedV3Document(group, version)!.hash}` };
   }
@@ -102,7 +103,7 @@ export function publishedV3Document(group: string, version: string): PublishedV3
   const cached = documents.get(key);
   if (cached) return cached;
   const types = typesInGroupVersion(group, version);
-  if (!types.length) return undefined;
+  if (!types.length || types.some((t) => t.custom)) return undefined;
   const paths: Record<string, Json> = Object.assign({}, ...types.map(pathsFor));
   const doc: OpenApiV3Document = {
     openapi: '3.0.0',
