@@ -242,8 +242,8 @@ class Validator {
   }
 
   private typeError(field: string, where: string, v: unknown, type: string): void {
-    const got = TYPE_OF(v) === 'integer' ? 'number' : TYPE_OF(v);
-    const name = got === 'object' ? 'object' : got;
+    // kube-openapi names the JSON type of what was sent; integral numbers decode as int64: "integer".
+    const name = TYPE_OF(v);
     this.errors.push({ reason: 'FieldValueTypeInvalid', field, message: `Invalid value: "${name}": ${where} in body must be of type ${type}: "${name}"` });
   }
 }
