@@ -288,7 +288,8 @@ function scopeParams(t: ResourceType, withName: boolean): Json[] {
   return params;
 }
 
-function pathsFor(t: ResourceType): Record<string, Json> {
+/** The paths of one type (exported for CRD-defined types' documents, core/crd/openapi.ts). */
+export function pathsFor(t: ResourceType): Record<string, Json> {
   const gvk = { group: t.group, version: t.version, kind: t.kind };
   const schema = schemaName(t);
   const can = (verb: string) => t.verbs.includes(verb);
@@ -356,7 +357,7 @@ const COMPONENT_REF = /"#\/components\/schemas\/([^"]+)"/g;
  * without generated data (none today) gets an opaque object WITHOUT x-kubernetes-group-version-kind, so kubectl's
  * patcher finds no schema for it and falls back to its compiled-in types instead of failing on a fieldless schema.
  */
-function componentSchemas(paths: Record<string, Json>): Record<string, Schema> {
+export function componentSchemas(paths: Record<string, Json>): Record<string, Schema> {
   const named = new Set<string>();
   for (const m of JSON.stringify(paths).matchAll(COMPONENT_REF)) named.add(m[1]!);
   const schemas: Record<string, Schema> = {};

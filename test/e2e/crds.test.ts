@@ -4,6 +4,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
 import { httpWatch } from './watch-streams';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/** A long-running kubectl (get -w) whose output lines can be awaited. */
+function follow(args: string[]) {
+  const child = spawn('/usr/bin/kubectl', ['--kubeconfig', r.kubeconfig, ...args], {
+    env: { ...process.env, KUBECACHEDIR: join(r.dir, 'kube-cache'), HOME: r.dir },
+  });
+  const lines: string[] = [];
+  let buffer = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buffer += d.toString();
+    const parts = buffer.split('\n');
+    buffer = parts.pop()!;
+    lines.push(...parts.filter((l) => l.trim()));
+  });
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return {
+    lines,
+    until: (pred: (l: string[]) => boolean, what: string) => waitFor(`${what} (${stderr}${lines.join('|')})`, async () => (pred(lines) ? true : undefined), 20_000),
+    kill: () => child.kill(),
+  };
+}
 
 let r: Running;
 beforeAll(async () => {
@@ -204,6 +228,28 @@ describe('a CRD and its objects', () => {
     const bad = await http(r, 'GET', '/apis/stable.example.com/v1/namespaces/shop/crontabs?fieldSelector=spec.image=x');
     expect(bad.status).toBe(400);
     expect(bad.json.message).toBe('field label not supported: spec.image');
+  });
+
+  it('kubectl explain, describe, patch and get -w work on the custom type', async () => {
+    const explain = await kubectl(r, ['explain', 'crontabs.spec']);
+    expect(explain.stderr).toBe('');
+    expect(explain.stdout).toMatch(/GROUP:\s+stable\.example\.com/);
+    expect(explain.stdout).toMatch(/cronSpec\s+<string>/);
+    expect(explain.stdout).toMatch(/replicas\s+<integer>/);
+    const strict = await kubectl(r, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'c3', namespace: 'shop' }, spec: { image: 'x', bogus: 1 } }));
+    expect(strict.stderr).toContain('strict decoding error: unknown field "spec.bogus"');
+    const describe = await kubectl(r, ['describe', 'crontab', 'c1', '-n', 'shop']);
+    expect(describe.stdout).toMatch(/^Name:\s+c1$/m);
+    expect(describe.stdout).toMatch(/^Kind:\s+CronTab$/m);
+    const w = follow(['get', 'crontabs', '-n', 'shop', '-w']);
+    try {
+      await w.until((l) => l.some((x) => /^c1\s/.test(x)), 'the initial rows');
+      const p = await kubectl(r, ['patch', 'crontab', 'c1', '-n', 'shop', '--type=merge', '-p', '{"spec":{"cronSpec":"1 2 3 4 5"}}']);
+      expect(p.stdout.trim()).toBe('crontab.stable.example.com/c1 patched');
+      await w.until((l) => l.some((x) => /^c1\s+1 2 3 4 5\s+4\s/.test(x)), 'the patched row');
+    } finally {
+      w.kill();
+    }
   });
 
   it('ratchets: an unchanged invalid field does not block other changes after the schema tightened', async () => {
