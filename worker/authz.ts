@@ -14,7 +14,8 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = c.get('user');
   const url = new URL(c.req.url);
   const watch = url.searchParams.get('watch');
-  const info = parseResourcePath(c.req.method, url.pathname, watch === 'true' || watch === '1');
+  // ListOptions.Watch is decoded with strconv.ParseBool: the Python client sends "True".
+  const info = parseResourcePath(c.req.method, url.pathname, watch !== null && ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(watch));
   c.set('request', info);
   // kube's privileged-group authorizer: system:masters is allowed before RBAC (and flow control) is
   // consulted, so no RBAC state — every binding deleted, a bad object stored — can lock it out.

@@ -24,6 +24,7 @@ import { replicaFor, servableByReplica } from '../replicas';
 import { forwardedCrdRevision } from '../../durable-objects/custom-types';
 import { afterCrdWrite } from './crd-lifecycle';
 import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
+import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
 
 type Ctx = Context<AppEnv>;
 
@@ -36,6 +37,16 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
     throw new StatusError(methodNotAllowed());
   }
   const url = new URL(c.req.url);
+  // A CRD version other than the storage one: apiVersion rewritten both ways (core/crd/versions.ts).
+  if (needsConversion(type) && info.verb !== 'watch') {
+    const res = await dispatch(c, type, info, url);
+    const text = replyFromStorage(type, await res.text());
+    return new Response(text, { status: res.status, headers: res.headers });
+  }
+  return dispatch(c, type, info, url);
+}
+
+async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
   switch (info.verb) {
     case 'get':
       return get(c, type, info);
@@ -71,7 +82,7 @@ async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<R
 }
 
 async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
-  const body = decodeBody(c.req.header('content-type') ?? '', await readBodyBytes(c.req.raw));
+  const body = bodyToStorage(type, decodeBody(c.req.header('content-type') ?? '', await readBodyBytes(c.req.raw)));
   const q = url.searchParams;
   const dryRun = q.getAll('dryRun').includes('All');
   const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
