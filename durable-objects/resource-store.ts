@@ -22,7 +22,7 @@ import { WATCH_HEADERS } from './watch-headers';
 import { SEEDS } from '../core/bootstrap';
 import { CanonicalLog } from './canonical-log';
 import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
-import { Replication, type ReplicaEnv, type SubscribeReply } from './replication';
+import { AUTHORIZER_PREFIX, Replication, type ReplicaEnv, type SubscribeReply } from './replication';
 
 export interface StoreEnv extends WatchSettings, ReplicaEnv {
   EVENT_RETENTION_COUNT?: string;
@@ -190,9 +190,14 @@ export class ResourceStore extends DurableObject<StoreEnv> {
    * removed: kube ends those watches when the type's storage goes away).
    */
   async endWatches(groupResource: string): Promise<void> {
-    await knowType(this.env as CrdEnv, groupResource);
+    if (!this.type) return; // never served: no watchers
     this.typeFor(groupResource);
     this.cache.hub.closeAll();
+    // Replicas end theirs once they have delivered everything up to here.
+    const revision = this.cache.revision;
+    const replicas = this.replication.names().filter((n) => !n.startsWith(AUTHORIZER_PREFIX));
+    await Promise.all(replicas.map((name) => this.env.REPLICA?.get(this.env.REPLICA.idFromName(name)).endWatches(groupResource, name, revision)
+      .catch((e: unknown) => console.error('replica endWatches failed', name, (e as Error)?.message))));
   }
 
   /** Test hook (only routed when ENABLE_TEST_HOOKS is set): restart this object as a crash would. */

@@ -157,6 +157,16 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
     }
   }
 
+  /** The store's type is going away (its CRD is deleted): end every watch after events up to `revision`. */
+  async endWatches(groupResource: string, name: string, revision: number): Promise<void> {
+    if (!this.type) return; // never served: no watchers
+    this.identify(name, groupResource);
+    const cache = this.cache;
+    if (!cache) return;
+    await cache.reached(revision);
+    cache.hub.closeAll();
+  }
+
   /** Test hook: restart this object as a crash would. */
   async abort(): Promise<void> {
     this.ctx.abort('aborted by test hook');

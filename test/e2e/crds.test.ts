@@ -3,7 +3,7 @@
 // printer columns, categories, RBAC, and the cascade when the CRD is deleted — over HTTP and kubectl.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
-import { httpWatch } from './watch-streams';
+import { httpWatch, wsWatch } from './watch-streams';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -288,12 +288,20 @@ describe('a CRD and its objects', () => {
   });
 
   it('deleting the CRD deletes its objects (watchers see DELETED, then the watch ends) and the type', async () => {
-    const w = (await httpWatch(r, '/apis/stable.example.com/v1/namespaces/shop/crontabs?watch=true&resourceVersion=0', { 'x-edgeplane-location': 'store' })).log;
-    await w.until((e) => e.length >= 2, 'the two objects');
+    const path = '/apis/stable.example.com/v1/namespaces/shop/crontabs?watch=true&resourceVersion=0';
+    // One watcher at the canonical store, one at a replica, one over a WebSocket.
+    const watchers = [
+      (await httpWatch(r, path, { 'x-edgeplane-location': 'store' })).log,
+      (await httpWatch(r, path)).log,
+      (await wsWatch(r, path)).log,
+    ];
+    for (const w of watchers) await w.until((e) => e.length >= 2, 'the two objects');
     const del = await kubectl(r, ['delete', 'crd', 'crontabs.stable.example.com']);
     expect(del.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "crontabs.stable.example.com" deleted');
-    await w.untilEnded('the end of the watch');
-    expect(w.events.slice(2).map((e) => [e.type, e.object.metadata.name]).sort()).toEqual([['DELETED', 'c1'], ['DELETED', 'c2']]);
+    for (const w of watchers) {
+      await w.untilEnded('the end of the watch');
+      expect(w.events.slice(2).map((e) => [e.type, e.object.metadata.name]).sort()).toEqual([['DELETED', 'c1'], ['DELETED', 'c2']]);
+    }
     expect((await http(r, 'GET', `${CRD_PATH}/crontabs.stable.example.com`)).status).toBe(404);
     expect((await http(r, 'GET', '/apis/stable.example.com/v1/namespaces/shop/crontabs')).status).toBe(404);
     expect((await http(r, 'GET', '/apis')).json.groups.map((g: { name: string }) => g.name)).not.toContain('stable.example.com');

@@ -60,11 +60,14 @@ async function cleanUp(env: Bindings, crd: Crd): Promise<number | undefined> {
       await crdStore.write(CRD_GROUP_RESOURCE, { verb: 'update', namespace: '', name, subresource: 'status', body: JSON.stringify(waiting) });
       return undefined;
     }
-    await store.endWatches(gr);
   }
   const done = structuredClone(crd);
   done.metadata.finalizers = (done.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
   setCondition(done, { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }, Date.now());
   const removed = await crdStore.write(CRD_GROUP_RESOURCE, { verb: 'update', namespace: '', name, subresource: '', body: JSON.stringify(done) });
-  return removed.ok ? removed.value.revision : undefined;
+  if (!removed.ok) return undefined;
+  // The type is gone from the CRD store: end its watches (store and replicas), as kube does when the
+  // type's storage is torn down; a watch opened again finds no such resource.
+  if (type) await storeFor(env, type).endWatches(groupResource(type));
+  return removed.value.revision;
 }

@@ -1,7 +1,7 @@
 // Front door admission: objects are created only in namespaces that exist and are not terminating,
 // and deleting a namespace deletes its objects of every type first (apiserver NamespaceLifecycle).
 
-import { groupResource, lookupGroupResource, STORED_TYPES, type ResourceType } from '../../core/registry';
+import { allStoredTypes, groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
 import { forbidden, notFound, StatusError, type Result } from '../../core/status';
 import { parseSelectors } from '../../core/list-options';
 import type { StoreReply } from '../../durable-objects/resource-store';
@@ -41,7 +41,7 @@ export async function deleteNamespace(env: Bindings, name: string, body: string)
   if (!marked.ok) return marked;
   const everything = parseSelectors({ labelSelector: '', fieldSelector: '' });
   let remaining = 0;
-  for (const type of STORED_TYPES.filter((t) => t.namespaced)) {
+  for (const type of allStoredTypes().filter((t) => t.namespaced)) {
     const emptied = await storeFor(env, type).write(groupResource(type), {
       verb: 'deletecollection', namespace: name, selectors: everything, body: '', query: {},
     });
