@@ -138,4 +138,53 @@ for ev in watch.Watch().stream(api.list_namespaced_custom_object, 'example.com',
     expect(made.json.apiVersion).toBe('example.com/v1beta1');
     expect((await http(r, 'GET', `${BASE}/beta`)).json.apiVersion).toBe('example.com/v1');
   });
+
+  it('cluster-scoped types, selectableFields, unenforced CEL rules said so, and a finalizer holding a terminating CRD', async () => {
+    const gadgets = {
+      metadata: { name: 'gadgets.example.com' },
+      spec: {
+        group: 'example.com', scope: 'Cluster',
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [{
+          name: 'v1', served: true, storage: true,
+          selectableFields: [{ jsonPath: '.spec.color' }],
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.color != "red"' }], properties: { color: { type: 'string' } } } } } },
+        }],
+      },
+    };
+    const made = await http(r, 'POST', CRD_PATH, gadgets);
+    expect(made.status).toBe(201);
+    expect(made.headers.get('warning')).toBe('299 - "x-kubernetes-validations: 1 rule(s) are stored and published but not enforced: this server does not evaluate CEL"');
+    const base = '/apis/example.com/v1/gadgets';
+    const g1 = await waitFor('gadgets', async () => {
+      const res = await http(r, 'POST', base, { metadata: { name: 'g1', finalizers: ['example.com/hold'] }, spec: { color: 'blue' } });
+      return res.status === 201 ? res : undefined;
+    });
+    expect(g1.json.metadata.namespace).toBeUndefined();
+    expect(g1.headers.get('warning')).toBe('299 - "gadgets.example.com: 1 x-kubernetes-validations rule(s) were not checked: this server does not evaluate CEL"');
+    await http(r, 'POST', base, { metadata: { name: 'g2' }, spec: { color: 'green' } });
+    const green = await http(r, 'GET', `${base}?fieldSelector=spec.color%3Dgreen`);
+    expect(green.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['g2']);
+    expect((await http(r, 'GET', '/apis/example.com/v1/namespaces/w/gadgets')).status).toBe(404);
+
+    // g1's finalizer holds the CRD in Terminating: creates are refused, discovery shows fewer verbs.
+    const del = await http(r, 'DELETE', `${CRD_PATH}/gadgets.example.com`);
+    expect(del.status).toBe(200);
+    const crd = (await http(r, 'GET', `${CRD_PATH}/gadgets.example.com`)).json;
+    expect(crd.metadata.finalizers).toEqual(['customresourcecleanup.apiextensions.k8s.io']);
+    expect(crd.status.conditions.find((c: { type: string }) => c.type === 'Terminating')).toMatchObject({ status: 'True', reason: 'InstanceDeletionCheck' });
+    const refused = await waitFor('terminating type', async () => {
+      const res = await http(r, 'POST', base, { metadata: { name: 'g3' } });
+      return res.status === 405 ? res : undefined;
+    });
+    expect(refused.json.message).toBe('create not allowed while custom resource definition is terminating');
+    const disc = (await http(r, 'GET', '/apis/example.com/v1')).json.resources.find((x: { name: string }) => x.name === 'gadgets');
+    expect(disc.verbs).toEqual(['delete', 'deletecollection', 'get', 'list', 'watch']);
+    expect((await http(r, 'GET', `${base}/g2`)).status).toBe(404);
+    // Dropping the finalizer lets the cleanup finish: the object, then the CRD and its type are gone.
+    const patched = await http(r, 'PATCH', `${base}/g1`, { metadata: { finalizers: null } }, { 'content-type': 'application/merge-patch+json' });
+    expect(patched.status).toBe(200);
+    expect((await http(r, 'GET', `${CRD_PATH}/gadgets.example.com`)).status).toBe(404);
+    expect((await http(r, 'GET', base)).status).toBe(404);
+  });
 });

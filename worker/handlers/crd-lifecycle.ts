@@ -34,6 +34,19 @@ export async function afterCrdWrite(env: Bindings, verb: string, result: Result<
   return reply;
 }
 
+/**
+ * After a write to a terminating CRD's type (e.g. the last finalizer of an object removed): carry on
+ * with the cleanup, as kube's finalizer controller would on its next poll.
+ */
+export async function resumeCrdCleanup(env: Bindings, crdName: string): Promise<void> {
+  const got = await storeFor(env, CRD_TYPE).get(CRD_GROUP_RESOURCE, { namespace: '', name: crdName, subresource: '' });
+  if (!got.ok) return;
+  const crd = JSON.parse(got.value.body) as Crd;
+  if (!crd.metadata.deletionTimestamp || !crd.metadata.finalizers?.includes(CLEANUP_FINALIZER)) return;
+  const removed = await cleanUp(env, crd);
+  if (removed) await syncCustomTypes(crdSource(env), { now: Date.now(), maxAgeMs: CRD_MAX_AGE_MS, minRevision: removed });
+}
+
 /** Deletes every object of the CRD's type, then the CRD; the revision of its removal, if removed. */
 async function cleanUp(env: Bindings, crd: Crd): Promise<number | undefined> {
   const types = typesFromCrd(crd);

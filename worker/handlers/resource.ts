@@ -22,7 +22,7 @@ import { escalationGrant, RBAC_GROUP } from './escalation';
 import { allAuthorizers } from '../authz';
 import { replicaFor, servableByReplica } from '../replicas';
 import { forwardedCrdRevision } from '../../durable-objects/custom-types';
-import { afterCrdWrite } from './crd-lifecycle';
+import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
 import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
 import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
 
@@ -126,6 +126,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     dryRun, fieldValidation, escalation, crdRevision: type.custom ? forwardedCrdRevision() : undefined,
   });
   if (groupResource(type) === CRD_GROUP_RESOURCE && !dryRun) result = await afterCrdWrite(c.env, info.verb, result);
+  if (type.custom?.terminating && result.ok && !dryRun) await resumeCrdCleanup(c.env, type.custom.crdName);
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
   if (isRbac && result.ok && result.value.revision) {
     await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));
