@@ -116,9 +116,9 @@ function hookEnv(store: WriteStore, env: WriteEnv): HookEnv {
 }
 
 function decoded(store: WriteStore, env: WriteEnv, obj: unknown, source: Pick<DecodeOptions, 'text' | 'patchValue'>): KubeObject {
-  const hooks = typeHooks(env.type);
   const typed = asTypedObject(env.type, obj);
-  return hooks ? hooks.decode(typed, hookEnv(store, env)) : checkFields(env, typed, source);
+  const decode = typeHooks(env.type)?.decode;
+  return decode ? decode(typed, hookEnv(store, env)) : checkFields(env, typed, source);
 }
 
 function create(store: WriteStore, env: WriteEnv, namespace: string, body: string): WriteResponse {

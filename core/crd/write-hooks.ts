@@ -20,8 +20,8 @@ export interface HookEnv {
 }
 
 export interface TypeHooks {
-  /** Replaces Go-struct decoding of a written object. */
-  decode(obj: KubeObject, env: HookEnv): KubeObject;
+  /** Replaces Go-struct decoding of a written object (custom objects: pruning and defaulting). */
+  decode?(obj: KubeObject, env: HookEnv): KubeObject;
   /** Called before validation and storage, on create (old undefined) and update; throws to refuse. */
   prepare(obj: KubeObject, old: KubeObject | undefined, subresource: string, env: HookEnv): void;
   /** The object a DELETE acts on (e.g. with a finalizer added), or undefined for the stored one. */
@@ -79,10 +79,8 @@ function scalePathErrors(obj: KubeObject, specPath?: string, statusPath?: string
   return out;
 }
 
+// A CRD itself decodes as any built-in (its Go types are in the generated definitions).
 const CRD_HOOKS: TypeHooks = {
-  decode(obj) {
-    return obj;
-  },
   prepare(obj, old, subresource, env) {
     const crd = obj as Crd;
     crd.spec ??= {};

@@ -129,6 +129,11 @@ describe('CRD validation', () => {
     res = await http(r, 'POST', CRD_PATH, webhook);
     expect(res.status).toBe(422);
     expect(res.json.message).toContain('spec.conversion.strategy: Forbidden: Webhook conversion is not supported by this server');
+    const unknown = crontabs();
+    (unknown.spec as Record<string, unknown>).bogus = 1;
+    res = await http(r, 'POST', `${CRD_PATH}?fieldValidation=Strict`, unknown);
+    expect(res.status).toBe(400);
+    expect(res.json.message).toBe('CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: strict decoding error: unknown field "spec.bogus"');
     // Nothing was stored by any of these.
     expect((await http(r, 'GET', `${CRD_PATH}/crontabs.stable.example.com`)).status).toBe(404);
   });
