@@ -9,7 +9,7 @@ import { httpWatch, wsWatch, type OpenWatch } from './watch-streams';
 
 let r: Running;
 beforeAll(async () => {
-  r = await startTestGateway();
+  r = await startTestGateway({ vars: { ENABLE_TEST_HOOKS: 'true', EVENT_RETENTION_COUNT: '40' } });
   await http(r, 'POST', '/api/v1/namespaces', { metadata: { name: 'w' } });
 }, 120_000);
 afterAll(() => stopTestGateway(r));
@@ -186,5 +186,19 @@ for ev in watch.Watch().stream(api.list_namespaced_custom_object, 'example.com',
     expect(patched.status).toBe(200);
     expect((await http(r, 'GET', `${CRD_PATH}/gadgets.example.com`)).status).toBe(404);
     expect((await http(r, 'GET', base)).status).toBe(404);
+  });
+
+  it('the custom store restarts like any other: exact resume, then 410 once compacted', async () => {
+    const from = (await http(r, 'GET', BASE)).json.metadata.resourceVersion;
+    const rvs: string[] = [];
+    for (let i = 0; i < 3; i++) rvs.push((await http(r, 'POST', BASE, { metadata: { name: `r-${i}` } })).json.metadata.resourceVersion);
+    expect((await http(r, 'POST', '/debug/stores/example.com/widgets/abort')).status).toBe(200);
+    const w = (await httpWatch(r, `${BASE}?watch=true&resourceVersion=${from}`, { 'x-edgeplane-location': 'store' })).log;
+    await w.until((e) => e.length >= 3, 'the three writes after the restart');
+    expect(w.events.map((e) => [e.type, e.object.metadata.resourceVersion])).toEqual(rvs.map((rv) => ['ADDED', rv]));
+    for (let i = 0; i < 45; i++) await http(r, 'POST', BASE, { metadata: { name: `z-${i}` } });
+    const gone = (await httpWatch(r, `${BASE}?watch=true&resourceVersion=${from}`, { 'x-edgeplane-location': 'store' })).log;
+    await gone.until((e) => e.length >= 1, 'the 410');
+    expect(gone.events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
   });
 });
