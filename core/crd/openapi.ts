@@ -33,6 +33,12 @@ export function customV3Document(group: string, version: string): PublishedV3Doc
     }
   }
   paths = JSON.parse(text) as Json;
+  // A custom resource takes no strategic merge patch: kubectl reads the PATCH content types here to
+  // choose between strategic and JSON merge patches for `kubectl apply`.
+  for (const item of Object.values(paths) as Json[]) {
+    const content = ((item.patch as Json | undefined)?.requestBody as Json | undefined)?.content as Json | undefined;
+    if (content) delete content['application/strategic-merge-patch+json'];
+  }
   const extra = { a: { $ref: `#/components/schemas/${META}.ObjectMeta` }, b: { $ref: `#/components/schemas/${META}.ListMeta` } };
   const schemas = componentSchemas({ ...(paths as Record<string, Json>), '#refs': extra });
   for (const t of types) {

@@ -243,6 +243,13 @@ describe('a CRD and its objects', () => {
     expect(explain.stdout).toMatch(/replicas\s+<integer>/);
     const strict = await kubectl(r, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'c3', namespace: 'shop' }, spec: { image: 'x', bogus: 1 } }));
     expect(strict.stderr).toContain('strict decoding error: unknown field "spec.bogus"');
+    const manifest = (image: string) => JSON.stringify({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'c4', namespace: 'shop' }, spec: { image } });
+    expect((await kubectl(r, ['apply', '-f', '-'], manifest('one'))).stdout.trim()).toBe('crontab.stable.example.com/c4 created');
+    const again = await kubectl(r, ['apply', '-f', '-'], manifest('two'));
+    expect(again.stderr).toBe('');
+    expect(again.stdout.trim()).toBe('crontab.stable.example.com/c4 configured');
+    expect((await http(r, 'GET', '/apis/stable.example.com/v1/namespaces/shop/crontabs/c4')).json.spec).toEqual({ image: 'two', replicas: 1 });
+    expect((await kubectl(r, ['delete', 'crontab', 'c4', '-n', 'shop'])).stdout.trim()).toBe('crontab.stable.example.com "c4" deleted');
     const describe = await kubectl(r, ['describe', 'crontab', 'c1', '-n', 'shop']);
     expect(describe.stdout).toMatch(/^Name:\s+c1$/m);
     expect(describe.stdout).toMatch(/^Kind:\s+CronTab$/m);
