@@ -147,23 +147,27 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   /** The newest revision: what a consistent read from a replica must have reached. */
   async currentRevision(groupResource: string): Promise<number> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     return this.cache.revision;
   }
 
   /** A replica joins: from `after`, it receives every change by push; the reply holds what it missed. */
   async subscribe(groupResource: string, replica: string, after: number): Promise<SubscribeReply> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     return this.replication.subscribe(replica, after);
   }
 
   async unsubscribe(groupResource: string, replica: string): Promise<void> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     this.replication.unsubscribe(replica);
   }
 
   /** Changes after `after` from the log, for replicas and catching-up watchers; undefined once compacted. */
   async changesSince(groupResource: string, after: number, limit = LOG_BATCH_LIMIT): Promise<ChangeRow[] | undefined> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     if (after < this.compacted) return undefined;
     return this.log.since(after, Math.min(limit, LOG_BATCH_LIMIT));
@@ -207,6 +211,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   /** Counters for /metrics. */
   async stats(groupResource: string): Promise<StoreStats> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     return {
       ...this.cache.stats(),

@@ -115,6 +115,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
    * is compacted (resuming below that answers 410 here too, as at the store: revisions are canonical).
    */
   async receive(groupResource: string, name: string, changes: ChangeRow[], head: number, compacted: number): Promise<void> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.identify(name, groupResource);
     this.pushesReceived++;
     this.storeRevision = Math.max(this.storeRevision, head);
@@ -133,6 +134,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   }
 
   async stats(groupResource: string, name: string): Promise<ReplicaStats> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.identify(name, groupResource);
     const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, revision: 0, objects: 0, windowEvents: 0 };
     return {
