@@ -29,18 +29,30 @@ export interface CustomTypeInfo {
 export const CUSTOM_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 export const TERMINATING_VERBS = ['delete', 'deletecollection', 'get', 'list', 'watch'];
 
-const compiled = new Map<string, ResourceType[]>();
-const MAX_COMPILED = 1000;
+// Compiled types by CRD uid and resourceVersion, bounded in (estimated) bytes: a schema's nodes take a
+// few times its JSON text; the oldest entries (superseded resourceVersions first, in practice) go first.
+const compiled = new Map<string, { types: ResourceType[]; bytes: number }>();
+const COMPILED_BUDGET_BYTES = 32 * 1024 * 1024;
+const NODE_BYTES_PER_JSON_CHAR = 8;
+let compiledBytes = 0;
 
 /** The types of one CRD (none unless Established), compiled once per CRD resourceVersion. */
 export function typesFromCrd(crd: Crd): ResourceType[] {
   if (!isTrue(crd, 'Established')) return [];
   const key = `${crd.metadata.uid}/${crd.metadata.resourceVersion}`;
   const done = compiled.get(key);
-  if (done) return done;
+  if (done) return done.types;
   const types = build(crd);
-  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
-  compiled.set(key, types);
+  const bytes = JSON.stringify(crd.spec.versions ?? []).length * NODE_BYTES_PER_JSON_CHAR;
+  while (compiled.size && compiledBytes + bytes > COMPILED_BUDGET_BYTES) {
+    const [oldest, entry] = compiled.entries().next().value!;
+    compiled.delete(oldest);
+    compiledBytes -= entry.bytes;
+  }
+  if (bytes <= COMPILED_BUDGET_BYTES) {
+    compiled.set(key, { types, bytes });
+    compiledBytes += bytes;
+  }
   return types;
 }
 

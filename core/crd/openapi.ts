@@ -16,6 +16,8 @@ export function customSchemaName(t: Pick<ResourceType, 'group' | 'version'>, kin
 }
 
 const documents = new Map<string, PublishedV3Document>();
+const DOCUMENT_BUDGET_BYTES = 32 * 1024 * 1024;
+let documentBytes = 0;
 
 /** The document for a CRD-defined group/version, or undefined if none is served. */
 export function customV3Document(group: string, version: string): PublishedV3Document | undefined {
@@ -48,8 +50,15 @@ export function customV3Document(group: string, version: string): PublishedV3Doc
   const doc = { openapi: '3.0.0', info: { title: 'Kubernetes CRD Swagger', version: SERVER_VERSION.gitVersion }, paths, components: { schemas } };
   const json = JSON.stringify(doc);
   const published = { doc, json, hash: contentHash(json) } as unknown as PublishedV3Document;
-  if (documents.size > 200) documents.clear();
+  // Bounded in bytes (UTF-16 text twice: the document and its JSON); superseded CRD versions go first.
+  const bytes = json.length * 4;
+  while (documents.size && documentBytes + bytes > DOCUMENT_BUDGET_BYTES) {
+    const [oldest, doc] = documents.entries().next().value!;
+    documents.delete(oldest);
+    documentBytes -= doc.json.length * 4;
+  }
   documents.set(key, published);
+  documentBytes += bytes;
   return published;
 }
 
