@@ -11,11 +11,12 @@ import { objectFields } from '../core/selectors/object-fields';
 import { RevisionWaiters } from '../core/revision-waiters';
 import { toTable } from '../core/table';
 import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
-import { WatchHub, type HubStats, type Watcher, type WatchRequest } from '../core/watch-hub';
+import { WatchHub, type HubStats, type Sink, type Watcher, type WatchRequest } from '../core/watch-hub';
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
 import { socketSink, streamSink, StreamFlusher } from './watch-sinks';
 import { WATCH_HEADERS } from './watch-headers';
+import { API_VERSION_HEADER, convertingSink } from './version-sink';
 
 /** Tunables from wrangler.toml [vars], shared by the store and its replicas. */
 export interface WatchSettings {
@@ -61,6 +62,7 @@ const DRAIN_WAIT_MS = 30_000;
 interface SocketAttachment {
   target: WatchTarget;
   deadline: number;
+  apiVersion?: string; // a CRD version other than the storage one (version-sink.ts)
 }
 
 export class WatchCache {
@@ -157,9 +159,11 @@ export class WatchCache {
       if (this.hub.size >= this.setting('MAX_WATCHERS', 6000)) {
         throw new StatusError(tooManyRequests('Too many requests, please try again later.', 1));
       }
-      if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol));
+      const apiVersion = h.get(API_VERSION_HEADER) ?? undefined;
+      if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol), apiVersion);
       let watcher: Watcher | undefined;
-      const { sink, body } = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher), this.flusher);
+      const { sink: stream, body } = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), () => watcher && this.hub.close(watcher), this.flusher);
+      const sink = this.inVersion(stream, apiVersion);
       this.hub.start(req, sink, now).then((w) => {
         watcher = w;
         this.wakeAt(w.nextDue());
@@ -212,7 +216,7 @@ export class WatchCache {
       try {
         const parsed = parseWatchRequest(this.o.type, a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
         const req: WatchRequest = { ...parsed, deadline: a.deadline, initialEvents: false, watchList: false, after: seenUpTo ?? this.revision };
-        this.track(ws, this.hub.start(req, socketSink(ws), now));
+        this.track(ws, this.hub.start(req, this.inVersion(socketSink(ws), a.apiVersion), now));
       } catch (e) {
         console.error('could not restore watcher', e);
         ws.close(1011, 'watch lost');
@@ -232,12 +236,20 @@ export class WatchCache {
     return { ...this.hub.stats, watchers: this.hub.size, revision: this.revision, objects: this.state.size, windowEvents: this.window.size };
   }
 
-  private acceptSocket(target: WatchTarget, req: WatchRequest, now: number, protocol: string | null): Response {
+  /** The sink as a watcher of `apiVersion` sees it, when that is not the stored objects' version. */
+  private inVersion(sink: Sink, apiVersion: string | undefined): Sink {
+    const stored = apiVersionOf(this.o.type);
+    return apiVersion && apiVersion !== stored ? convertingSink(sink, stored, apiVersion) : sink;
+  }
+
+  private acceptSocket(target: WatchTarget, req: WatchRequest, now: number, protocol: string | null, apiVersion?: string): Response {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.o.ctx.acceptWebSocket(server);
-    server.serializeAttachment({ target, deadline: req.deadline } satisfies SocketAttachment);
-    this.track(server, this.hub.start(req, socketSink(server), now));
+    const attachment: SocketAttachment = { target, deadline: req.deadline };
+    if (apiVersion) attachment.apiVersion = apiVersion;
+    server.serializeAttachment(attachment);
+    this.track(server, this.hub.start(req, this.inVersion(socketSink(server), apiVersion), now));
     const headers: Record<string, string> = {};
     if (protocol) headers['sec-websocket-protocol'] = protocol;
     return new Response(null, { status: 101, webSocket: client, headers });

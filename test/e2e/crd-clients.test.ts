@@ -133,7 +133,16 @@ for ev in watch.Watch().stream(api.list_namespaced_custom_object, 'example.com',
     const list = (await http(r, 'GET', '/apis/example.com/v1beta1/namespaces/w/widgets')).json;
     expect(list.apiVersion).toBe('example.com/v1beta1');
     expect(new Set(list.items.map((i: { apiVersion: string }) => i.apiVersion))).toEqual(new Set(['example.com/v1beta1']));
+    const head = list.metadata.resourceVersion;
+    const watchers = [
+      (await httpWatch(r, `/apis/example.com/v1beta1/namespaces/w/widgets?watch=true&resourceVersion=${head}`)).log,
+      (await wsWatch(r, `/apis/example.com/v1beta1/namespaces/w/widgets?watch=true&resourceVersion=${head}`, { headers: { 'x-edgeplane-location': 'store' } })).log,
+    ];
     const made = await http(r, 'POST', '/apis/example.com/v1beta1/namespaces/w/widgets', { apiVersion: 'example.com/v1beta1', kind: 'Widget', metadata: { name: 'beta' } });
+    for (const w of watchers) {
+      await w.until((e) => e.length >= 1, 'the v1beta1 event');
+      expect([w.events[0].type, w.events[0].object.apiVersion, w.events[0].object.metadata.name]).toEqual(['ADDED', 'example.com/v1beta1', 'beta']);
+    }
     expect(made.status).toBe(201);
     expect(made.json.apiVersion).toBe('example.com/v1beta1');
     expect((await http(r, 'GET', `${BASE}/beta`)).json.apiVersion).toBe('example.com/v1');

@@ -4,7 +4,9 @@
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import type { ResourceType } from '../../core/registry';
-import { groupResource } from '../../core/registry';
+import { apiVersionOf, groupResource } from '../../core/registry';
+import { needsConversion } from '../../core/crd/versions';
+import { API_VERSION_HEADER } from '../../durable-objects/version-sink';
 import { WATCH_HEADERS } from '../../durable-objects/watch-headers';
 import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
@@ -29,6 +31,7 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
   if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
   const crdRevision = type.custom ? forwardedCrdRevision() : undefined;
+  if (needsConversion(type)) headers.set(API_VERSION_HEADER, apiVersionOf(type));
   if (crdRevision !== undefined) headers.set(CRD_REVISION_HEADER, String(crdRevision));
   const replica = replicaFor(c.env, type, c.req.raw);
   if (replica) headers.set(WATCH_HEADERS.replica, replica.name);
