@@ -57,7 +57,6 @@ function customHooks(type: ResourceType): TypeHooks {
       if (info.scale && !errors.length) errors.push(...scalePathErrors(obj, info.scale.specReplicasPath, info.scale.statusReplicasPath));
       if (errors.length) throw new StatusError(invalid(type.group, type.kind, obj.metadata.name ?? '', errors));
       if (info.celRules) env.warnings?.push(`${info.crdName}: ${info.celRules} x-kubernetes-validations rule(s) were not checked: this server does not evaluate CEL`);
-      if (info.deprecationWarning) env.warnings?.push(info.deprecationWarning);
     },
   };
 }

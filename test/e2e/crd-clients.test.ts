@@ -120,7 +120,7 @@ for ev in watch.Watch().stream(api.list_namespaced_custom_object, 'example.com',
 
   it('several served versions with conversion None: each is served, objects carry the asked version', async () => {
     const crd = (await http(r, 'GET', `${CRD_PATH}/widgets.example.com`)).json;
-    const two = widgets([{ name: 'v1', served: true, storage: true }, { name: 'v1beta1', served: true, storage: false }]);
+    const two = widgets([{ name: 'v1', served: true, storage: true }, { name: 'v1beta1', served: true, storage: false, deprecated: true } as never]);
     crd.spec.versions = two.spec.versions;
     const res = await http(r, 'PUT', `${CRD_PATH}/widgets.example.com`, crd);
     expect(res.status).toBe(200);
@@ -129,6 +129,8 @@ for ev in watch.Watch().stream(api.list_namespaced_custom_object, 'example.com',
       return l.status === 200 ? l.json : undefined;
     });
     expect(beta.apiVersion).toBe('example.com/v1beta1');
+    expect((await http(r, 'GET', '/apis/example.com/v1beta1/namespaces/w/widgets/a')).headers.get('warning'))
+      .toBe('299 - "example.com/v1beta1 Widget is deprecated; use example.com/v1 Widget"');
     expect((await http(r, 'GET', '/apis/example.com')).json.versions.map((v: { version: string }) => v.version)).toEqual(['v1', 'v1beta1']);
     const list = (await http(r, 'GET', '/apis/example.com/v1beta1/namespaces/w/widgets')).json;
     expect(list.apiVersion).toBe('example.com/v1beta1');

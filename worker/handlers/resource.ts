@@ -41,9 +41,19 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   if (needsConversion(type) && info.verb !== 'watch') {
     const res = await dispatch(c, type, info, url);
     const text = replyFromStorage(type, await res.text());
-    return new Response(text, { status: res.status, headers: res.headers });
+    return deprecated(type, new Response(text, { status: res.status, headers: res.headers }));
   }
-  return dispatch(c, type, info, url);
+  const res = await dispatch(c, type, info, url);
+  return info.verb === 'watch' ? res : deprecated(type, res);
+}
+
+/** A deprecated CRD version's Warning on every answer (apiextensions customresource_handler.go). */
+function deprecated(type: ResourceType, res: Response): Response {
+  const warning = type.custom?.deprecationWarning;
+  if (!warning) return res;
+  const out = new Response(res.body, res);
+  out.headers.append('warning', `299 - ${JSON.stringify(warning)}`);
+  return out;
 }
 
 async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
