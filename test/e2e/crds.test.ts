@@ -264,6 +264,19 @@ describe('a CRD and its objects', () => {
     }
   });
 
+  it('kubectl apply changes a CRD in place: a new short name is served', async () => {
+    const changed = crontabs();
+    changed.spec.names.shortNames = ['ct', 'cts'];
+    const res = await kubectl(r, ['apply', '-f', '-'], JSON.stringify(changed));
+    expect(res.stderr).toBe('');
+    expect(res.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com configured');
+    const crd = (await http(r, 'GET', `${CRD_PATH}/crontabs.stable.example.com`)).json;
+    expect(crd.status.acceptedNames.shortNames).toEqual(['ct', 'cts']);
+    expect(crd.metadata.generation).toBe(2);
+    const got = await kubectl(r, ['get', 'cts', '-n', 'shop', '-o', 'name']);
+    expect(got.stdout.trim().split('\n')).toContain('crontab.stable.example.com/c1');
+  });
+
   it('ratchets: an unchanged invalid field does not block other changes after the schema tightened', async () => {
     const crd = (await http(r, 'GET', `${CRD_PATH}/crontabs.stable.example.com`)).json;
     crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.image.maxLength = 2;
