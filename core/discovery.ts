@@ -4,7 +4,8 @@
 // Aggregated discovery (apidiscovery.k8s.io/v2) is not served: client-go falls back to these documents when the
 // response Content-Type is plain application/json (client-go discovery/discovery_client.go, ContentTypeIsGVK).
 
-import { apiGroups, apiVersionOf, RESOURCE_TYPES, typesInGroupVersion, type ResourceType, type Subresource } from './registry';
+import { TERMINATING_VERBS } from './crd/custom-types';
+import { allResourceTypes, apiGroups, apiVersionOf, typesInGroupVersion, type ResourceType, type Subresource } from './registry';
 
 /** The Kubernetes release we present as; kubectl 1.32 warns only when client and server are >1 minor apart. */
 export const SERVER_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-edgeplane' } as const;
@@ -132,7 +133,8 @@ function mainResource(t: ResourceType): APIResource {
     singularName: t.singular,
     namespaced: t.namespaced,
     kind: t.kind,
-    verbs: [...t.verbs],
+    // A terminating CRD's type can no longer be created or changed (apiextensions discovery controller).
+    verbs: t.custom?.terminating ? [...TERMINATING_VERBS] : [...t.verbs],
   };
   // shortNames and categories are `omitempty` in metav1.APIResource.
   if (t.shortNames.length) r.shortNames = [...t.shortNames];
@@ -169,7 +171,7 @@ export function apiResourceList(group: string, version: string): APIResourceList
 /** Every served group/version, core first: the set discovery and /openapi/v3 enumerate. */
 export function servedGroupVersions(): { group: string; version: string }[] {
   const seen = new Map<string, { group: string; version: string }>();
-  for (const t of RESOURCE_TYPES) {
+  for (const t of allResourceTypes()) {
     const key = apiVersionOf(t);
     if (!seen.has(key)) seen.set(key, { group: t.group, version: t.version });
   }

@@ -35,7 +35,9 @@ export function openApiV2Document(): OpenApiV2Document {
   const paths: Record<string, Json> = {};
   const components: Record<string, Schema> = {};
   for (const { group, version } of servedGroupVersions()) {
-    const v3 = publishedV3Document(group, version)!.doc;
+    // CRD-defined group/versions change at run time; this document is built once and has the built-ins only.
+    const v3 = publishedV3Document(group, version)?.doc;
+    if (!v3) continue;
     for (const [path, item] of Object.entries(v3.paths)) paths[path] = pathItem(item);
     Object.assign(components, v3.components.schemas);
   }

@@ -83,6 +83,7 @@ export function openApiV3Index(): OpenApiV3Index {
   if (index) return index;
   const paths: OpenApiV3Index['paths'] = {};
   for (const { group, version } of servedGroupVersions()) {
+    if (typesInGroupVersion(group, version).some((t) => t.custom)) continue; // CRD-defined: core/crd/openapi.ts
     const path = gvPath(group, version);
     paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${publishedV3Document(group, version)!.hash}` };
   }
@@ -102,7 +103,7 @@ export function publishedV3Document(group: string, version: string): PublishedV3
   const cached = documents.get(key);
   if (cached) return cached;
   const types = typesInGroupVersion(group, version);
-  if (!types.length) return undefined;
+  if (!types.length || types.some((t) => t.custom)) return undefined;
   const paths: Record<string, Json> = Object.assign({}, ...types.map(pathsFor));
   const doc: OpenApiV3Document = {
     openapi: '3.0.0',
@@ -287,7 +288,8 @@ function scopeParams(t: ResourceType, withName: boolean): Json[] {
   return params;
 }
 
-function pathsFor(t: ResourceType): Record<string, Json> {
+/** The paths of one type (exported for CRD-defined types' documents, core/crd/openapi.ts). */
+export function pathsFor(t: ResourceType): Record<string, Json> {
   const gvk = { group: t.group, version: t.version, kind: t.kind };
   const schema = schemaName(t);
   const can = (verb: string) => t.verbs.includes(verb);
@@ -355,7 +357,7 @@ const COMPONENT_REF = /"#\/components\/schemas\/([^"]+)"/g;
  * without generated data (none today) gets an opaque object WITHOUT x-kubernetes-group-version-kind, so kubectl's
  * patcher finds no schema for it and falls back to its compiled-in types instead of failing on a fieldless schema.
  */
-function componentSchemas(paths: Record<string, Json>): Record<string, Schema> {
+export function componentSchemas(paths: Record<string, Json>): Record<string, Schema> {
   const named = new Set<string>();
   for (const m of JSON.stringify(paths).matchAll(COMPONENT_REF)) named.add(m[1]!);
   const schemas: Record<string, Schema> = {};

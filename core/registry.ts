@@ -33,6 +33,8 @@ export interface ResourceType {
   // A field selector label whose exact value indexes watchers (apiserver's "trigger" index), e.g. a
   // kubelet watching the pods of its node.
   watchIndexField?: string;
+  // Set on the types CustomResourceDefinitions define (core/crd/custom-types.ts): schema, columns, scale.
+  custom?: import('./crd/custom-types').CustomTypeInfo;
 }
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -143,6 +145,11 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', namespaced: false,
     fields: ['subjects', 'roleRef'], nameRule: 'path',
   }),
+  type({
+    group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions',
+    shortNames: ['crd', 'crds'], categories: ['api-extensions'], namespaced: false, subresources: ['status'],
+    tracksGeneration: true,
+  }),
   type({ group: 'authentication.k8s.io', kind: 'SelfSubjectReview', resource: 'selfsubjectreviews', ...REVIEW }),
   type({ group: 'authorization.k8s.io', kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', ...REVIEW }),
   type({ group: 'authorization.k8s.io', kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', ...REVIEW }),
@@ -152,6 +159,32 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
 export const STORED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((t) => t.stored);
 
 const byGroupResource = new Map(RESOURCE_TYPES.map((t) => [groupResource(t), t]));
+
+// The types CustomResourceDefinitions define, one entry per served version, replaced as a whole whenever
+// this isolate learns a new CRD list (core/crd/registry-sync.ts). Built-ins win every lookup.
+let customTypes: readonly ResourceType[] = [];
+let customByVersion = new Map<string, ResourceType>();
+let customByGroupResource = new Map<string, ResourceType>();
+
+/** Replaces the CRD-defined types; `storage` marks the entry the store and lookupGroupResource use. */
+export function setCustomTypes(types: readonly ResourceType[]): void {
+  customTypes = types.filter((t) => !byGroupResource.has(groupResource(t)));
+  customByVersion = new Map(customTypes.map((t) => [`${t.group}/${t.version}/${t.resource}`, t]));
+  customByGroupResource = new Map();
+  for (const t of customTypes) {
+    if (t.custom?.storage || !customByGroupResource.has(groupResource(t))) customByGroupResource.set(groupResource(t), t);
+  }
+}
+
+/** Built-in types, then CRD-defined ones. */
+export function allResourceTypes(): readonly ResourceType[] {
+  return customTypes.length ? [...RESOURCE_TYPES, ...customTypes] : RESOURCE_TYPES;
+}
+
+/** Every stored type: the built-ins' and one (the storage version's) per CRD. */
+export function allStoredTypes(): readonly ResourceType[] {
+  return customByGroupResource.size ? [...STORED_TYPES, ...customByGroupResource.values()] : STORED_TYPES;
+}
 
 /** `core/pods`, `apps/deployments`: the canonical store's Durable Object name. */
 export function groupResource(t: Pick<ResourceType, 'group' | 'resource'>): string {
@@ -164,14 +197,20 @@ export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string
 
 export function lookupType(group: string, version: string, resource: string): ResourceType | undefined {
   const t = byGroupResource.get(`${group || 'core'}/${resource}`);
-  return t && t.version === version ? t : undefined;
+  if (t) return t.version === version ? t : undefined;
+  return customByVersion.get(`${group}/${version}/${resource}`);
 }
 
 export function lookupGroupResource(name: string): ResourceType | undefined {
-  return byGroupResource.get(name);
+  return byGroupResource.get(name) ?? customByGroupResource.get(name);
 }
 
-/** Groups and their versions in a stable order, for /apis discovery. */
+/** Whether a store name is a built-in type's (so it never waits for the CRD list). */
+export function isBuiltInGroupResource(name: string): boolean {
+  return byGroupResource.has(name);
+}
+
+/** Groups and their versions in a stable order, for /apis discovery: built-in groups first, as kube's priorities put them. */
 export function apiGroups(): { name: string; versions: string[] }[] {
   const groups = new Map<string, Set<string>>();
   for (const t of RESOURCE_TYPES) {
@@ -179,9 +218,40 @@ export function apiGroups(): { name: string; versions: string[] }[] {
     if (!groups.has(t.group)) groups.set(t.group, new Set());
     groups.get(t.group)!.add(t.version);
   }
-  return [...groups].map(([name, versions]) => ({ name, versions: [...versions] }));
+  const custom = new Map<string, string[]>();
+  for (const t of customTypes) {
+    if (groups.has(t.group)) {
+      groups.get(t.group)!.add(t.version);
+      continue;
+    }
+    const vs = custom.get(t.group) ?? [];
+    if (!vs.includes(t.version)) vs.push(t.version);
+    custom.set(t.group, vs);
+  }
+  const out = [...groups].map(([name, versions]) => ({ name, versions: [...versions] }));
+  const sortedCustom = [...custom].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  for (const [name, versions] of sortedCustom) out.push({ name, versions: sortVersions(versions) });
+  return out;
 }
 
 export function typesInGroupVersion(group: string, version: string): ResourceType[] {
-  return RESOURCE_TYPES.filter((t) => t.group === group && t.version === version);
+  return allResourceTypes().filter((t) => t.group === group && t.version === version);
+}
+
+// apimachinery version.CompareKubeAwareVersionStrings: GA before beta before alpha, higher numbers first,
+// then anything that is not a Kubernetes version, alphabetically.
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+export function sortVersions(versions: string[]): string[] {
+  const rank = (v: string): [number, number, number, string] => {
+    const m = KUBE_VERSION.exec(v);
+    if (!m) return [3, 0, 0, v];
+    const stage = m[2] === undefined ? 0 : m[2] === 'beta' ? 1 : 2;
+    return [stage, -Number(m[1]), -Number(m[3] ?? 0), v];
+  };
+  return [...versions].sort((a, b) => {
+    const x = rank(a);
+    const y = rank(b);
+    for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+    return x[3] < y[3] ? -1 : x[3] > y[3] ? 1 : 0;
+  });
 }

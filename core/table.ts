@@ -2,6 +2,7 @@
 // asTable and pkg/printers TableGenerator build it (rows' objects are PartialObjectMetadata by default).
 
 import { apiVersionOf, groupResource, type ResourceType } from './registry';
+import { customTableSpec } from './crd/printer-columns';
 import { tableSpecFor, type CellValue, type KubeObj, type RowCondition } from './tables/index';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
@@ -45,7 +46,7 @@ export interface TableOptions {
 }
 
 export function toTable(type: ResourceType, objects: object[], opts: TableOptions): Table {
-  const spec = tableSpecFor(groupResource(type));
+  const spec = type.custom ? customTableSpec(type.custom.columns) : tableSpecFor(groupResource(type));
   const include = opts.includeObject ?? 'Metadata';
   const rows = objects.map((o): TableRow => {
     const obj = o as KubeObj;

@@ -23,6 +23,7 @@ import { goValue } from './patch/go-format';
 import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
 import type { WriteGuard } from './rbac/escalation';
+import { typeHooks, type HookEnv } from './crd/write-hooks';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -124,9 +125,20 @@ function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<Decod
   return out;
 }
 
+// CRDs and custom objects: their own decoding, validation and status (core/crd/write-hooks.ts).
+function hookEnv(store: WriteStore, env: WriteEnv): HookEnv {
+  return { now: env.now, fieldValidation: env.fieldValidation, warnings: env.warnings, objects: () => store.objects('') };
+}
+
+function decoded(store: WriteStore, env: WriteEnv, obj: unknown, source: Pick<DecodeOptions, 'text' | 'patchValue' | 'converter'>): KubeObject {
+  const typed = asTypedObject(env.type, obj);
+  const decode = typeHooks(env.type)?.decode;
+  return decode ? decode(typed, hookEnv(store, env)) : checkFields(env, typed, source);
+}
+
 function create(store: WriteStore, env: WriteEnv, namespace: string, body: string): WriteResponse {
   const { type } = env;
-  const obj = checkFields(env, asTypedObject(type, parseObjectBody(type.kind, body)), { text: body });
+  const obj = decoded(store, env, parseObjectBody(type.kind, body), { text: body });
   reconcileNamespace(type, obj, namespace);
   env.guard?.(obj, undefined);
   const m = obj.metadata;
@@ -136,6 +148,7 @@ function create(store: WriteStore, env: WriteEnv, namespace: string, body: strin
   fillCreateMeta(env, obj);
   applyDefaults(obj);
   if (type.kind === 'Service') allocateClusterIP(store, obj, env.newUid());
+  typeHooks(type)?.prepare(obj, undefined, '', hookEnv(store, env));
   checkSize(obj);
   for (let attempt = 1; ; attempt++) {
     const key = objectKey(m.namespace ?? '', m.name!);
@@ -163,7 +176,7 @@ function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { v
   const current = existing(store, env.type, req.namespace, req.name);
   const body = parseObjectBody(req.subresource === 'scale' ? SCALE.kind : env.type.kind, req.body);
   if (req.subresource === 'scale') return replaceScale(store, env, current, checkFields(env, body as KubeObject, { text: req.body }, SCALE));
-  return replace(store, env, current, checkFields(env, asTypedObject(env.type, body), { text: req.body }), req.subresource);
+  return replace(store, env, current, decoded(store, env, body, { text: req.body }), req.subresource);
 }
 
 /** Stores `next` in place of `current`: optimistic concurrency, metadata rules, no-op detection, finalizers. */
@@ -191,6 +204,7 @@ function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: Ku
     if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));
   }
   validateObject(type, merged, current, subresource !== 'status');
+  typeHooks(type)?.prepare(merged, current, subresource, hookEnv(store, env));
   checkSize(merged);
   merged.metadata.resourceVersion = current.metadata.resourceVersion;
   if (sameJson(merged, current)) return { code: 200, body: current };
@@ -212,8 +226,8 @@ function replaceScale(store: WriteStore, env: WriteEnv, current: KubeObject, bod
       field: 'spec.replicas',
     }]));
   }
-  const result = replace(store, env, current, withScale(current, scale), '');
-  return { code: result.code, body: scaleOf(result.body as KubeObject) };
+  const result = replace(store, env, current, withScale(current, scale, env.type.custom?.scale), '');
+  return { code: result.code, body: scaleOf(result.body as KubeObject, env.type.custom?.scale) };
 }
 
 function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { verb: 'patch' }>): WriteResponse {
@@ -222,10 +236,13 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   const patchType = patchTypeOf(req.patchType);
   // Server-side apply (application/apply-patch+yaml) is not served yet: 415 like any unknown type.
   if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, Object.values(PATCH_CONTENT_TYPES)));
+  const accepted = typeHooks(type)?.patchTypes;
+  if (accepted && !accepted.includes(PATCH_CONTENT_TYPES[patchType])) throw new StatusError(unsupportedMediaType(req.patchType, accepted));
   const current = existing(store, type, req.namespace, req.name);
   const patchDoc = decodePatchBody(patchType, req.body);
   const scale = req.subresource === 'scale';
-  const patchedFrom = (base: KubeObject, doc: unknown) => applyPatch(patchType, scale ? scaleOf(base) : base, doc, scale ? 'Scale' : type.kind);
+  const scalePaths = type.custom?.scale;
+  const patchedFrom = (base: KubeObject, doc: unknown) => applyPatch(patchType, scale ? scaleOf(base, scalePaths) : base, doc, scale ? 'Scale' : type.kind);
   const patched = patchedFrom(current, patchDoc);
   // kube shows the patch map (strategic) or the patched JSON (json, merge) in a decoding failure; the
   // latter is made again, as decoding has already changed `patched` in place.
@@ -233,7 +250,7 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   const patchValue = () => (converter ? goValue(patchDoc)
     : JSON.stringify(patchedFrom(existing(store, type, req.namespace, req.name), decodePatchBody(patchType, req.body))));
   if (scale) return replaceScale(store, env, current, checkFields(env, patched as KubeObject, { patchValue, converter }, SCALE));
-  return replace(store, env, current, checkFields(env, asTypedObject(type, patched), { patchValue, converter }), req.subresource);
+  return replace(store, env, current, decoded(store, env, patched, { patchValue, converter }), req.subresource);
 }
 
 interface DeleteOptions {
@@ -254,7 +271,8 @@ function deleteOne(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, 
   const current = existing(store, type, req.namespace, req.name);
   const options = parseDeleteOptions(req.body);
   checkPreconditions(type.kind, current, options);
-  return { code: 200, body: remove(store, env, current) };
+  const target = typeHooks(type)?.beforeDelete?.(current, hookEnv(store, env)) ?? current;
+  return { code: 200, body: remove(store, env, target) };
 }
 
 // apiserver registry/rest/delete.go: precondition messages name the Kind, not the resource.

@@ -3,7 +3,8 @@
 // to its watch cache (its own watchers) and to the replicas subscribed to it.
 
 import { DurableObject } from 'cloudflare:workers';
-import { lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
+import { isBuiltInGroupResource, lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
+import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './custom-types';
 import { badRequest, internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
 import { escalationGuard, SYSTEM_GRANT, type EscalationGrant } from '../core/rbac/escalation';
@@ -21,7 +22,7 @@ import { WATCH_HEADERS } from '../core/watch-headers';
 import { SEEDS } from '../core/bootstrap';
 import { CanonicalLog } from './canonical-log';
 import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
-import { Replication, type ReplicaEnv, type SubscribeReply } from './replication';
+import { AUTHORIZER_PREFIX, Replication, type ReplicaEnv, type SubscribeReply } from './replication';
 import { NamespaceFence } from './namespace-fence';
 import { namespaceTerminating } from '../core/namespace-terminating';
 
@@ -34,12 +35,14 @@ export interface GetRequest {
   namespace: string;
   name: string;
   subresource: string;
+  crdRevision?: number; // custom types: the CRD store revision the front door knows (custom-types.ts)
 }
 
 export interface ListRequest {
   namespace: string;
   query: string; // the URL's search string: parsed here so the store owns list semantics
   format: ListFormat;
+  crdRevision?: number;
 }
 
 export interface StoreStats extends CacheStats {
@@ -63,6 +66,7 @@ export interface WriteOptions {
   escalation?: EscalationGrant; // required for RBAC role and binding writes (core/rbac/escalation.ts)
   // For creates the front door admitted: the namespace's resourceVersion it saw (see NamespaceFence).
   namespaceRevision?: number;
+  crdRevision?: number;
 }
 
 const LOG_BATCH_LIMIT = 1000;
@@ -93,17 +97,23 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     // A store that has served before knows its type: load now, take back watchers whose sockets
     // outlived the object's eviction, and tell replicas where it stands.
     const known = this.log.meta('type');
-    if (known) this.typeFor(known);
+    if (known && isBuiltInGroupResource(known)) this.typeFor(known);
+    // A custom type's definition comes from the CRD store first.
+    else if (known) void ctx.blockConcurrencyWhile(async () => {
+      await knowType(this.env as CrdEnv, known);
+      if (lookupGroupResource(known)) this.typeFor(known);
+    });
   }
 
   async get(groupResource: string, req: GetRequest): Promise<Result<StoreReply>> {
+    await knowType(this.env as CrdEnv, groupResource, req.crdRevision);
     return this.guard(groupResource, (type) => {
       if (req.subresource && !type.subresources.includes(req.subresource as Subresource)) {
         throw new StatusError(notFound({ group: type.group, resource: `${type.resource}/${req.subresource}` }, ''));
       }
       const entry = this.cache.state.get(objectKey(req.namespace, req.name));
       if (!entry) throw new StatusError(notFound(type, req.name));
-      if (req.subresource === 'scale') return { code: 200, body: JSON.stringify(scaleOf(JSON.parse(entry.json))) };
+      if (req.subresource === 'scale') return { code: 200, body: JSON.stringify(scaleOf(JSON.parse(entry.json), type.custom?.scale)) };
       return { code: 200, body: entry.json };
     });
   }
@@ -111,6 +121,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   /** A Response, not a Result: a list can outgrow the 32 MiB limit of an RPC value, a body cannot. */
   async list(groupResource: string, req: ListRequest): Promise<Response> {
     try {
+      await knowType(this.env as CrdEnv, groupResource, req.crdRevision);
       const type = this.typeFor(groupResource);
       const opts = parseListOptions(new URLSearchParams(req.query), false);
       const selectors = parseSelectors(opts, type);
@@ -130,6 +141,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   }
 
   async write(groupResource: string, req: WriteRequest, options: WriteOptions = {}): Promise<Result<StoreReply>> {
+    await knowType(this.env as CrdEnv, groupResource, options.crdRevision);
     return this.guard(groupResource, (type) => this.applyWrite(type, req, options));
   }
 
@@ -137,7 +149,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
    * Namespace deletion, for one type: fences `namespace` at `revision` (the namespaces-store revision
    * that marked it Terminating) and deletes its objects, in one call, so no create slips in between.
    */
-  async terminateNamespace(groupResource: string, namespace: string, revision: number): Promise<Result<StoreReply>> {
+  async terminateNamespace(groupResource: string, namespace: string, revision: number, crdRevision?: number): Promise<Result<StoreReply>> {
+    await knowType(this.env as CrdEnv, groupResource, crdRevision);
     return this.guard(groupResource, (type) => {
       this.fence.raise(namespace, revision);
       return this.applyWrite(type, {
@@ -149,7 +162,10 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   /** Watches arrive as fetches (HTTP streaming or a WebSocket upgrade) with the target in headers. */
   override async fetch(request: Request): Promise<Response> {
     try {
-      this.typeFor(request.headers.get(WATCH_HEADERS.type) ?? '');
+      const gr = request.headers.get(WATCH_HEADERS.type) ?? '';
+      const crdRevision = request.headers.get(CRD_REVISION_HEADER);
+      await knowType(this.env as CrdEnv, gr, crdRevision ? Number(crdRevision) : undefined);
+      this.typeFor(gr);
     } catch (e) {
       return statusResponse(failure(e).status);
     }
@@ -158,23 +174,27 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   /** The newest revision: what a consistent read from a replica must have reached. */
   async currentRevision(groupResource: string): Promise<number> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     return this.cache.revision;
   }
 
   /** A replica joins: from `after`, it receives every change by push; the reply holds what it missed. */
   async subscribe(groupResource: string, replica: string, after: number): Promise<SubscribeReply> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     return this.replication.subscribe(replica, after);
   }
 
   async unsubscribe(groupResource: string, replica: string): Promise<void> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     this.replication.unsubscribe(replica);
   }
 
   /** Changes after `after` from the log, for replicas and catching-up watchers; undefined once compacted. */
   async changesSince(groupResource: string, after: number, limit = LOG_BATCH_LIMIT): Promise<ChangeRow[] | undefined> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     if (after < this.compacted) return undefined;
     return this.log.since(after, Math.min(limit, LOG_BATCH_LIMIT));
@@ -197,6 +217,21 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     this.cache?.alarm();
   }
 
+  /**
+   * Ends every watch of this store, after the events already sent (a custom type whose CRD is being
+   * removed: kube ends those watches when the type's storage goes away).
+   */
+  async endWatches(groupResource: string): Promise<void> {
+    if (!this.type) return; // never served: no watchers
+    this.typeFor(groupResource);
+    this.cache.hub.closeAll();
+    // Replicas end theirs once they have delivered everything up to here.
+    const revision = this.cache.revision;
+    const replicas = this.replication.names().filter((n) => !n.startsWith(AUTHORIZER_PREFIX));
+    await Promise.all(replicas.map((name) => this.env.REPLICA?.get(this.env.REPLICA.idFromName(name)).endWatches(groupResource, name, revision)
+      .catch((e: unknown) => console.error('replica endWatches failed', name, (e as Error)?.message))));
+  }
+
   /** Test hook (only routed when ENABLE_TEST_HOOKS is set): restart this object as a crash would. */
   async abort(): Promise<void> {
     this.ctx.abort('aborted by test hook');
@@ -204,6 +239,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   /** Counters for /metrics. */
   async stats(groupResource: string): Promise<StoreStats> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.typeFor(groupResource);
     return {
       ...this.cache.stats(),
@@ -328,7 +364,16 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   }
 
   private typeFor(groupResource: string): ResourceType {
-    if (this.type) return this.type;
+    if (this.type && !this.type.custom) return this.type;
+    if (this.type) {
+      // A custom type follows its CRD: a changed schema or columns apply from the next request on.
+      const now = lookupGroupResource(groupResource);
+      if (now && now !== this.type) {
+        this.type = now;
+        this.cache.retype(now);
+      }
+      return this.type;
+    }
     const type = lookupGroupResource(groupResource);
     if (!type) throw new Error(`unknown resource type ${groupResource}`);
     this.type = type;

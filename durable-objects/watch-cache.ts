@@ -12,13 +12,13 @@ import { RevisionWaiters } from '../core/revision-waiters';
 import { toTableIsolated } from '../core/table-isolated';
 import { logRenderError } from '../core/list-render';
 import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
-import { WatchHub, type HubStats, type Watcher, type WatchRequest } from '../core/watch-hub';
+import { WatchHub, type HubStats, type Sink, type Watcher, type WatchRequest } from '../core/watch-hub';
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
 import { socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchQuota } from '../core/watch-quota';
-import type { Sink } from '../core/watch-hub';
 import { WATCH_HEADERS } from '../core/watch-headers';
+import { API_VERSION_HEADER, convertingSink } from './version-sink';
 
 /** Tunables from wrangler.toml [vars], shared by the store and its replicas. */
 export interface WatchSettings {
@@ -75,6 +75,7 @@ interface SocketAttachment {
   target: WatchTarget;
   deadline: number;
   user?: string; // counted in the per-user quota; absent: exempt
+  apiVersion?: string; // a CRD version other than the storage one (version-sink.ts)
 }
 
 const TOO_MANY = 'Too many requests, please try again later.';
@@ -128,7 +129,7 @@ export class WatchCache {
       entries: (namespace) => this.state.range(namespacePrefix(namespace)),
       readLog: async (after, limit) => (await o.readLog(after, limit)).map((row) => this.event(row, 0)),
       waitFor: (revision, ms) => this.waiters.wait(revision, ms),
-      table: (json, headers) => JSON.stringify(toTableIsolated(type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers }, this.onRenderError)),
+      table: (json, headers) => JSON.stringify(toTableIsolated(this.o.type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers }, this.onRenderError)),
       triggerOf: type.watchIndexField ? (fields) => fields[type.watchIndexField!] : undefined,
       yieldTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
     }, {
@@ -138,6 +139,11 @@ export class WatchCache {
       freshnessWaitMs: FRESHNESS_WAIT_MS,
       drainWaitMs: DRAIN_WAIT_MS,
     });
+  }
+
+  /** A custom type's new definition (its CRD changed): columns and selectable fields from now on. */
+  retype(type: ResourceType): void {
+    this.o.type = type;
   }
 
   entry(key: string, revision: number, json: string, parsed?: KubeObject): StateEntry {
@@ -215,7 +221,8 @@ export class WatchCache {
   }
 
   private startWatch(h: Headers, target: WatchTarget, req: WatchRequest, now: number, user: string | undefined, release: () => void): Response {
-    if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol), user, release);
+    const apiVersion = h.get(API_VERSION_HEADER) ?? undefined;
+    if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol), user, release, apiVersion);
     let watcher: Watcher | undefined;
     let cancelled = false;
     const onCancel = () => {
@@ -224,7 +231,7 @@ export class WatchCache {
     };
     const stream = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), onCancel, this.flusher);
     const { body } = stream;
-    const sink = releasing(stream.sink, release);
+    const sink = releasing(this.inVersion(stream.sink, apiVersion), release);
     this.hub.start(req, sink, now).then((w) => {
       watcher = w;
       // A client gone during the replay: drop the watcher (and its quota) now, not at its deadline.
@@ -281,7 +288,7 @@ export class WatchCache {
       try {
         const parsed = parseWatchRequest(this.o.type, a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
         const req: WatchRequest = { ...parsed, deadline: a.deadline, initialEvents: false, watchList: false, after: seenUpTo ?? this.revision };
-        let sink = socketSink(ws, this.budget);
+        let sink = this.inVersion(socketSink(ws, this.budget), a.apiVersion);
         if (a.user !== undefined) {
           this.quota.restore(a.user);
           sink = releasing(sink, this.quota.hold(a.user));
@@ -310,14 +317,21 @@ export class WatchCache {
     };
   }
 
-  private acceptSocket(target: WatchTarget, req: WatchRequest, now: number, protocol: string | null, user: string | undefined, release: () => void): Response {
+  /** The sink as a watcher of `apiVersion` sees it, when that is not the stored objects' version. */
+  private inVersion(sink: Sink, apiVersion: string | undefined): Sink {
+    const stored = apiVersionOf(this.o.type);
+    return apiVersion && apiVersion !== stored ? convertingSink(sink, stored, apiVersion) : sink;
+  }
+
+  private acceptSocket(target: WatchTarget, req: WatchRequest, now: number, protocol: string | null, user: string | undefined, release: () => void, apiVersion?: string): Response {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.o.ctx.acceptWebSocket(server);
     const attachment: SocketAttachment = { target, deadline: req.deadline };
     if (user !== undefined) attachment.user = user;
+    if (apiVersion) attachment.apiVersion = apiVersion;
     server.serializeAttachment(attachment);
-    this.track(server, this.hub.start(req, releasing(socketSink(server, this.budget), release), now));
+    this.track(server, this.hub.start(req, releasing(this.inVersion(socketSink(server, this.budget), apiVersion), release), now));
     const headers: Record<string, string> = {};
     if (protocol) headers['sec-websocket-protocol'] = protocol;
     return new Response(null, { status: 101, webSocket: client, headers });

@@ -5,6 +5,7 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
+import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './custom-types';
 import { internalError, StatusError, statusResponse } from '../core/status';
 import { parseListOptions, parseSelectors } from '../core/list-options';
 import { planList } from '../core/list-plan';
@@ -54,14 +55,19 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
     // Woken with watchers still connected (after hibernation): sync again, then replay to them what
     // they missed since the revision this replica had reached.
     if (meta.name && ctx.getWebSockets().length > 0) {
-      this.identify(String(meta.name), String(meta.type));
-      ctx.waitUntil(this.sync(Number(meta.revision ?? 0)).catch((e) => console.error('replica resync failed', e)));
+      ctx.waitUntil((async () => {
+        await knowType(env as CrdEnv, String(meta.type)); // a custom type's definition first
+        this.identify(String(meta.name), String(meta.type));
+        await this.sync(Number(meta.revision ?? 0));
+      })().catch((e) => console.error('replica resync failed', e)));
     }
   }
 
   /** Watches: the Worker picked this replica for the client's location. */
   override async fetch(request: Request): Promise<Response> {
     try {
+      const crdRevision = request.headers.get(CRD_REVISION_HEADER);
+      await knowType(this.env as CrdEnv, request.headers.get(WATCH_HEADERS.type) ?? '', crdRevision ? Number(crdRevision) : undefined);
       this.identify(request.headers.get(WATCH_HEADERS.replica) ?? '', request.headers.get(WATCH_HEADERS.type) ?? '');
       const cache = await this.sync();
       return cache.watch(request);
@@ -77,6 +83,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
    */
   async list(groupResource: string, name: string, req: ListRequest): Promise<Response> {
     try {
+      await knowType(this.env as CrdEnv, groupResource, req.crdRevision);
       this.identify(name, groupResource);
       const type = this.type!;
       const cache = await this.sync();
@@ -108,6 +115,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
    * is compacted (resuming below that answers 410 here too, as at the store: revisions are canonical).
    */
   async receive(groupResource: string, name: string, changes: ChangeRow[], head: number, compacted: number): Promise<void> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.identify(name, groupResource);
     this.pushesReceived++;
     this.storeRevision = Math.max(this.storeRevision, head);
@@ -126,6 +134,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   }
 
   async stats(groupResource: string, name: string): Promise<ReplicaStats> {
+    await knowType(this.env as CrdEnv, groupResource);
     this.identify(name, groupResource);
     const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, socketStalls: 0, revision: 0, objects: 0, windowEvents: 0 };
     return {
@@ -148,6 +157,16 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
       this.applyChanges(held);
       this.pullMissing();
     }
+  }
+
+  /** The store's type is going away (its CRD is deleted): end every watch after events up to `revision`. */
+  async endWatches(groupResource: string, name: string, revision: number): Promise<void> {
+    if (!this.type) return; // never served: no watchers
+    this.identify(name, groupResource);
+    const cache = this.cache;
+    if (!cache) return;
+    await cache.reached(revision);
+    cache.hub.closeAll();
   }
 
   /** Test hook: restart this object as a crash would. */
@@ -178,6 +197,14 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   }
 
   private identify(name: string, groupResource: string): void {
+    if (this.type?.custom) {
+      // A custom type follows its CRD (columns, selectable fields), as the store does.
+      const now = lookupGroupResource(groupResource);
+      if (now && now !== this.type) {
+        this.type = now;
+        this.cache?.retype(now);
+      }
+    }
     if (this.type) return;
     const type = lookupGroupResource(groupResource);
     if (!type || !name) throw new Error(`replica needs a name and a known type (got "${name}", "${groupResource}")`);

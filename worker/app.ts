@@ -15,6 +15,7 @@ import { handleResource } from './handlers/resource';
 import { ui } from './routes/ui';
 import { consoleApi } from './routes/console-api';
 import { encodeResponse } from './response-encoding';
+import { customTypes } from './custom-types';
 
 export const app = new Hono<AppEnv>();
 
@@ -33,6 +34,7 @@ app.use('*', encodeResponse);
 app.route('/', ui);
 
 app.use('*', authenticate);
+app.use('*', customTypes); // CRD-defined types, before a request is parsed against the registry
 app.use('*', authorize);
 
 app.route('/', health);

@@ -15,7 +15,8 @@ export function objectFields(type: ResourceType, obj: unknown): Record<string, s
 
 /** The 400 message for the first label `type` does not accept, or undefined when all are accepted. */
 export function checkFieldSelector(type: ResourceType, sel: FieldSelector): string | undefined {
-  const rejection = REJECTIONS[`${type.group}/${type.kind}`];
+  // A custom resource's conversion func (apiextensions conversion/converter.go ConvertFieldLabel) words it so.
+  const rejection = type.custom ? fieldLabelNotSupported : REJECTIONS[`${type.group}/${type.kind}`];
   for (const { field } of sel.requirements) {
     if (!accepts(type, field, rejection !== undefined)) return (rejection ?? defaultRejection)(field);
   }

@@ -116,7 +116,7 @@ export const NAME_DOC =
   'allow a client to request the generation of an appropriate name automatically. Name is primarily intended for ' +
   'creation idempotence and configuration definition. Cannot be updated. More info: ' +
   'https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
-const CREATED_DOC =
+export const CREATED_DOC =
   'CreationTimestamp is a timestamp representing the server time when this object was created. It is not ' +
   'guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is ' +
   'represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: ' +

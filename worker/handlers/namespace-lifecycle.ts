@@ -1,12 +1,13 @@
 // Front door admission: objects are created only in namespaces that exist and are not terminating,
 // and deleting a namespace deletes its objects of every type first (apiserver NamespaceLifecycle).
 
-import { groupResource, lookupGroupResource, STORED_TYPES, type ResourceType } from '../../core/registry';
+import { allStoredTypes, groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
 import { forbidden, notFound, StatusError, type Result } from '../../core/status';
 import { namespaceTerminating } from '../../core/namespace-terminating';
 import type { StoreReply } from '../../durable-objects/resource-store';
 import type { Bindings } from '../env';
 import { storeFor } from '../stores';
+import { forwardedCrdRevision } from '../../durable-objects/custom-types';
 
 const NAMESPACES = lookupGroupResource('core/namespaces')!;
 const UNDELETABLE = new Set(['default', 'kube-system', 'kube-public']);
@@ -45,8 +46,8 @@ export async function deleteNamespace(env: Bindings, name: string, body: string)
   // The revision that made it Terminating; the namespace as admission read it before then is older.
   const terminatingAt = marked.value.revision ?? Number((JSON.parse(marked.value.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
   let remaining = 0;
-  for (const type of STORED_TYPES.filter((t) => t.namespaced)) {
-    const emptied = await storeFor(env, type).terminateNamespace(groupResource(type), name, terminatingAt);
+  for (const type of allStoredTypes().filter((t) => t.namespaced)) {
+    const emptied = await storeFor(env, type).terminateNamespace(groupResource(type), name, terminatingAt, type.custom ? forwardedCrdRevision() : undefined);
     if (!emptied.ok) return emptied;
     // Items still carrying finalizers come back with a deletionTimestamp: they are not gone yet.
     const items = (JSON.parse(emptied.value.body) as { items: { metadata: { deletionTimestamp?: string } }[] }).items;

@@ -23,6 +23,10 @@ import { review, tokenRequest } from './reviews';
 import { escalationGrant, RBAC_GROUP } from './escalation';
 import { allAuthorizers } from '../authz';
 import { clientKey, replicaFor, servableByReplica } from '../replicas';
+import { forwardedCrdRevision } from '../../durable-objects/custom-types';
+import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
+import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
+import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
 
 type Ctx = Context<AppEnv>;
 
@@ -39,12 +43,33 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   // 406 before anything is done: a write must not happen when its answer cannot be sent.
   if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
   const url = new URL(c.req.url);
+  // A CRD version other than the storage one: apiVersion rewritten both ways (core/crd/versions.ts).
+  if (needsConversion(type) && info.verb !== 'watch') {
+    const res = await dispatch(c, type, info, url);
+    const text = replyFromStorage(type, await res.text());
+    return deprecated(type, new Response(text, { status: res.status, headers: res.headers }));
+  }
+  const res = await dispatch(c, type, info, url);
+  return info.verb === 'watch' ? res : deprecated(type, res);
+}
+
+/** A deprecated CRD version's Warning on every answer (apiextensions customresource_handler.go). */
+function deprecated(type: ResourceType, res: Response): Response {
+  const warning = type.custom?.deprecationWarning;
+  if (!warning) return res;
+  const out = new Response(res.body, res);
+  out.headers.append('warning', `299 - ${JSON.stringify(warning)}`);
+  return out;
+}
+
+async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
   switch (info.verb) {
     case 'get':
       return get(c, type, info);
     case 'list': {
       const req = {
         namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
+        crdRevision: type.custom ? forwardedCrdRevision() : undefined,
       };
       const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw, clientKey(c.get('user').username, c.req.raw)) : undefined;
       if (replica) return replica.stub.list(groupResource(type), replica.name, req);
@@ -59,7 +84,7 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
 
 async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<Response> {
   const result = await storeFor(c.env, type).get(groupResource(type), {
-    namespace: info.namespace, name: info.name, subresource: info.subresource,
+    namespace: info.namespace, name: info.name, subresource: info.subresource, crdRevision: type.custom ? forwardedCrdRevision() : undefined,
   });
   if (!result.ok || info.subresource) return reply(result);
   const url = new URL(c.req.url);
@@ -77,7 +102,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   const contentType = c.req.header('content-type') ?? '';
   // A patch body is read by its patch type; a DELETE's options only when it sent any (rest.go).
   const raw = info.verb === 'patch' || (bytes.length === 0 && (info.verb === 'delete' || info.verb === 'deletecollection'));
-  const body = raw ? new TextDecoder().decode(bytes) : decodeBody(contentType, bytes, bodyKind(type, info));
+  const body = raw ? new TextDecoder().decode(bytes) : bodyToStorage(type, decodeBody(contentType, bytes, bodyKind(type, info)));
   const q = url.searchParams;
   const dryRun = q.getAll('dryRun').includes('All');
   const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
@@ -86,6 +111,10 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   }
   const { namespace, name, subresource } = info;
   if (info.verb === 'create' && !type.stored) return review(c, type, body, fieldValidation);
+  if (info.verb === 'create' && type.custom?.terminating) {
+    // apiextensions customresource_handler.go serveResource.
+    throw new StatusError({ ...methodNotAllowed(), message: 'create not allowed while custom resource definition is terminating' });
+  }
   if (info.verb === 'create' && subresource === 'token' && type.subresources.includes('token')) return tokenRequest(c, info, body);
   let req: WriteRequest;
   let namespaceRevision: number | undefined;
@@ -114,7 +143,11 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   }
   const isRbac = type.group === RBAC_GROUP;
   const escalation = isRbac ? await escalationGrant(c, type, info, req) : undefined;
-  const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation, escalation, namespaceRevision });
+  let result: Result<StoreReply> = await storeFor(c.env, type).write(groupResource(type), req, {
+    dryRun, fieldValidation, escalation, namespaceRevision, crdRevision: type.custom ? forwardedCrdRevision() : undefined,
+  });
+  if (groupResource(type) === CRD_GROUP_RESOURCE && !dryRun) result = await afterCrdWrite(c.env, info.verb, result);
+  if (type.custom?.terminating && result.ok && !dryRun) await resumeCrdCleanup(c.env, type.custom.crdName);
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
   if (isRbac && result.ok && result.value.revision) {
     await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));

@@ -6,13 +6,16 @@
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import type { ResourceType } from '../../core/registry';
-import { groupResource } from '../../core/registry';
+import { apiVersionOf, groupResource } from '../../core/registry';
 import { WATCH_HEADERS } from '../../core/watch-headers';
+import { needsConversion } from '../../core/crd/versions';
+import { API_VERSION_HEADER } from '../../durable-objects/version-sink';
 import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
 import { negotiateWatch } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
 import { clientKey, replicaFor } from '../replicas';
+import { CRD_REVISION_HEADER, forwardedCrdRevision } from '../../durable-objects/custom-types';
 
 // The handshake headers a WebSocket upgrade needs to reach the store intact.
 const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions'];
@@ -32,6 +35,9 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   // The per-user watch quota (MAX_WATCHES_PER_USER) spares system:masters, as the rate limit does.
   const user = c.get('user');
   if (!user.groups.includes('system:masters')) headers.set(WATCH_HEADERS.user, user.username);
+  const crdRevision = type.custom ? forwardedCrdRevision() : undefined;
+  if (needsConversion(type)) headers.set(API_VERSION_HEADER, apiVersionOf(type));
+  if (crdRevision !== undefined) headers.set(CRD_REVISION_HEADER, String(crdRevision));
   const replica = replicaFor(c.env, type, c.req.raw, clientKey(user.username, c.req.raw));
   if (replica) headers.set(WATCH_HEADERS.replica, replica.name);
   const forwarded = new Request(`https://store.internal/watch${url.search}`, { headers });

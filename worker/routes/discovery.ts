@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../../core/discovery';
 import { openApiV3Index, publishedV3Document } from '../../core/openapi';
+import { customV3Document, customV3IndexPaths } from '../../core/crd/openapi';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Json, openApiV2Protobuf } from '../../core/openapi-v2';
 import { unknownResource, statusResponse } from '../../core/status';
 
@@ -16,7 +17,11 @@ discovery.get('/apis', (c) => c.json(apiGroupList()));
 discovery.get('/api/:version', (c) => found(apiResourceList('', c.req.param('version'))));
 discovery.get('/apis/:group', (c) => found(apiGroup(c.req.param('group'))));
 discovery.get('/apis/:group/:version', (c) => found(apiResourceList(c.req.param('group'), c.req.param('version'))));
-discovery.get('/openapi/v3', (c) => c.json(openApiV3Index()));
+discovery.get('/openapi/v3', (c) => {
+  const index = openApiV3Index();
+  const custom = customV3IndexPaths();
+  return c.json(Object.keys(custom).length ? { paths: { ...index.paths, ...custom } } : index);
+});
 discovery.get('/openapi/v3/api/:version', (c) => v3Document(c.req.raw, '', c.req.param('version')));
 discovery.get('/openapi/v3/apis/:group/:version', (c) => v3Document(c.req.raw, c.req.param('group'), c.req.param('version')));
 // kubectl reads v2 as protobuf, for `kind: List` validation and apply's second source of patch metadata.
@@ -33,7 +38,7 @@ discovery.get('/openapi/v2', (c) => {
  * a year, and the hash is the ETag (If-None-Match answers 304).
  */
 function v3Document(req: Request, group: string, version: string): Response {
-  const published = publishedV3Document(group, version);
+  const published = publishedV3Document(group, version) ?? customV3Document(group, version);
   if (!published) return statusResponse(unknownResource());
   const url = new URL(req.url);
   const hash = url.searchParams.get('hash');

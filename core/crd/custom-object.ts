@@ -1,0 +1,365 @@
+// Core: a custom object against its CRD's structural schema, as apiextensions-apiserver handles it:
+// pruning of undeclared fields (schema/pruning/algorithm.go), dropping of nulls (defaulting/prunenulls.go),
+// defaulting (defaulting/algorithm.go) and OpenAPI validation with kube-openapi's messages
+// (validation/validation.go kubeOpenAPIResultToFieldErrors), with ratcheting on update
+// (validation/ratcheting.go: errors on values unchanged at a correlatable path are dropped). One pass
+// each over the object, linear in its size.
+
+import { definitionNode } from '../schema/compile';
+import { decodeTyped } from '../schema/decode';
+import type { SchemaNode } from '../schema/node';
+import type { StatusCause } from '../status';
+import { goQuote, invalidValue, required, tooLong } from '../validation/names';
+
+export interface PruneResult {
+  /** Paths of removed fields, as `unknown field "spec.x"` strict errors. */
+  unknown: string[];
+}
+
+type Path = (string | number)[];
+
+function pathText(path: Path): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${p}` : p;
+  return out;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+/**
+ * Prunes `obj` in place: unknown fields anywhere (unless preserved), nulls in non-nullable fields
+ * without a default, unknown metadata fields. Returns what was removed, for fieldValidation.
+ */
+export function pruneCustomObject(root: SchemaNode, obj: Record<string, unknown>): PruneResult {
+  const unknown: string[] = [];
+  if (isObject(obj.metadata)) {
+    const meta = decodeTyped(definitionNode(OBJECT_META)!, obj.metadata, true);
+    for (const e of meta.strictErrors) unknown.push(e.replace(/^unknown field "/, 'unknown field "metadata.'));
+  }
+  pruneNode(root, obj, [], unknown, true);
+  return { unknown };
+}
+
+function pruneNode(n: SchemaNode, v: unknown, path: Path, unknown: string[], isRoot: boolean): void {
+  if (isObject(v)) {
+    const props = n.properties;
+    const keepMeta = isRoot || n.embeddedResource === true;
+    for (const key of Object.keys(v)) {
+      if (keepMeta && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) {
+        if (!isRoot && key === 'metadata' && isObject(v.metadata)) {
+          const meta = decodeTyped(definitionNode(OBJECT_META)!, v.metadata, true);
+          for (const e of meta.strictErrors) unknown.push(e.replace(/^unknown field "/, `unknown field "${pathText([...path, 'metadata'])}.`));
+        }
+        continue;
+      }
+      const child = props?.[key] ?? n.additionalProperties;
+      const value = v[key];
+      if (child === undefined) {
+        if (n.preserveUnknownFields || (!props && n.type === undefined)) continue;
+        if (props || n.type === 'object') {
+          unknown.push(`unknown field ${JSON.stringify(pathText([...path, key]))}`);
+          delete v[key];
+        }
+        continue;
+      }
+      if (value === null && props?.[key] && !child.nullable) {
+        if (child.default !== undefined) v[key] = structuredClone(child.default);
+        else delete v[key];
+        continue;
+      }
+      path.push(key);
+      pruneNode(child, value, path, unknown, false);
+      path.pop();
+    }
+  } else if (Array.isArray(v) && n.items) {
+    for (let i = 0; i < v.length; i++) {
+      path.push(i);
+      pruneNode(n.items, v[i], path, unknown, false);
+      path.pop();
+    }
+  }
+}
+
+/** Fills absent properties that have a schema default, top-down (a default is itself defaulted below). */
+export function defaultCustomObject(n: SchemaNode, v: unknown): void {
+  if (isObject(v)) {
+    if (n.properties) {
+      for (const [key, child] of Object.entries(n.properties)) {
+        if (!(key in v) && child.default !== undefined) v[key] = structuredClone(child.default);
+      }
+    }
+    for (const key of Object.keys(v)) {
+      const child = n.properties?.[key] ?? n.additionalProperties;
+      if (child) defaultCustomObject(child, v[key]);
+    }
+  } else if (Array.isArray(v) && n.items) {
+    for (const item of v) defaultCustomObject(n.items, item);
+  }
+}
+
+/**
+ * Schema errors of `obj` (already pruned and defaulted), in walk order. With `old` (an update), errors
+ * inside values equal to the old value at the same field, map key or list-map key are dropped.
+ */
+export function validateCustomObject(root: SchemaNode, obj: unknown, old?: unknown): StatusCause[] {
+  const v = new Validator();
+  v.node(root, obj, old, [], true);
+  return v.errors;
+}
+
+const TYPE_OF = (x: unknown): string => {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'array';
+  if (typeof x === 'number') return Number.isInteger(x) ? 'integer' : 'number';
+  return typeof x;
+};
+
+class Validator {
+  errors: StatusCause[] = [];
+
+  /** Validates one value; returns whether it equals `old` (undefined old: never equal). */
+  node(n: SchemaNode, v: unknown, old: unknown, path: Path, isRoot = false): boolean {
+    const start = this.errors.length;
+    const equal = this.check(n, v, old, path, isRoot);
+    // Ratcheting: an unchanged value keeps whatever was wrong with it.
+    if (equal) this.errors.length = start;
+    return equal;
+  }
+
+  private check(n: SchemaNode, v: unknown, old: unknown, path: Path, isRoot: boolean): boolean {
+    const field = pathText(path);
+    const where = field || 'body';
+    if (v === null) {
+      if (!n.nullable && n.type !== undefined) this.typeError(field, where, v, n.type);
+      return old === null;
+    }
+    if (n.special === 'int-or-string') {
+      if (typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v))) {
+        this.typeError(field, where, v, 'integer,string');
+        return false;
+      }
+    } else if (n.type && !typeMatches(n.type, v)) {
+      this.typeError(field, where, v, n.type);
+      return false;
+    }
+    let equal = old !== undefined;
+    if (isObject(v)) {
+      const o = isObject(old) ? old : undefined;
+      if (!o) equal = false;
+      for (const r of n.required ?? []) {
+        if (!(r in v)) this.errors.push(required(field ? `${field}.${r}` : r));
+      }
+      if (n.maxProperties !== undefined && Object.keys(v).length > n.maxProperties) {
+        this.errors.push({ reason: 'FieldValueTooMany', message: `Too many: ${Object.keys(v).length}: must have at most ${n.maxProperties} items`, field });
+      }
+      if (n.minProperties !== undefined && Object.keys(v).length < n.minProperties) {
+        this.errors.push(invalidValue(field, Object.keys(v).length, `${where} in body should have at least ${n.minProperties} properties`));
+      }
+      if (n.embeddedResource) {
+        if (!v.apiVersion) this.errors.push(required(`${field}.apiVersion`, 'must not be empty'));
+        if (!v.kind) this.errors.push(required(`${field}.kind`, 'must not be empty'));
+      }
+      let count = 0;
+      for (const key of Object.keys(v)) {
+        count++;
+        if (isRoot && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) {
+          if (o && JSON.stringify(o[key]) !== JSON.stringify(v[key])) equal = false;
+          continue;
+        }
+        const child = n.properties?.[key] ?? n.additionalProperties;
+        path.push(key);
+        const same = child ? this.node(child, v[key], o?.[key], path) : o !== undefined && key in o && sameValue(o[key], v[key]);
+        path.pop();
+        if (!same) equal = false;
+      }
+      if (o && Object.keys(o).length !== count) equal = false;
+    } else if (Array.isArray(v)) {
+      const o = Array.isArray(old) ? old : undefined;
+      if (!o || o.length !== v.length) equal = false;
+      if (n.maxItems !== undefined && v.length > n.maxItems) {
+        this.errors.push({ reason: 'FieldValueTooMany', message: `Too many: ${v.length}: must have at most ${n.maxItems} items`, field });
+      }
+      if (n.minItems !== undefined && v.length < n.minItems) {
+        this.errors.push(invalidValue(field, v.length, `${where} in body should have at least ${n.minItems} items`));
+      }
+      const oldByKey = n.listType === 'map' && o ? indexByKeys(o, n.listMapKeys ?? []) : undefined;
+      const seen = n.listType === 'set' || n.listType === 'map' ? new Set<string>() : undefined;
+      v.forEach((item, i) => {
+        path.push(i);
+        if (seen) {
+          const key = n.listType === 'map' ? mapKey(item, n.listMapKeys ?? []) : JSON.stringify(item);
+          if (seen.has(key)) this.errors.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${duplicateText(item, n)}`, field: pathText(path) });
+          seen.add(key);
+        }
+        // Correlatable items: list-type=map items by key; other lists are not ratcheted item by item.
+        const oldItem = oldByKey ? oldByKey.get(mapKey(item, n.listMapKeys ?? [])) : undefined;
+        const same = n.items ? this.node(n.items, item, oldItem, path) : false;
+        path.pop();
+        if (!same || !o || !sameValue(o[i], item)) equal = false;
+      });
+    } else {
+      if (!sameValue(old, v)) equal = false;
+      this.scalar(n, v, field, where);
+    }
+    if (n.enum && !n.enum.some((e) => sameValue(e, v))) {
+      this.errors.push({
+        reason: 'FieldValueNotSupported', field,
+        message: `Unsupported value: ${quoteValue(v)}: supported values: ${n.enum.map(quoteValue).join(', ')}`,
+      });
+    }
+    return equal;
+  }
+
+  private scalar(n: SchemaNode, v: unknown, field: string, where: string): void {
+    if (typeof v === 'number') {
+      if (n.maximum !== undefined) {
+        if (n.exclusiveMaximum ? v >= n.maximum : v > n.maximum) {
+          this.errors.push(invalidValue(field, v, `${where} in body should be less than ${n.exclusiveMaximum ? '' : 'or equal to '}${n.maximum}`));
+        }
+      }
+      if (n.minimum !== undefined) {
+        if (n.exclusiveMinimum ? v <= n.minimum : v < n.minimum) {
+          this.errors.push(invalidValue(field, v, `${where} in body should be greater than ${n.exclusiveMinimum ? '' : 'or equal to '}${n.minimum}`));
+        }
+      }
+    } else if (typeof v === 'string') {
+      const chars = [...v].length;
+      if (n.maxLength !== undefined && chars > n.maxLength) this.errors.push(tooLong(field, n.maxLength));
+      if (n.minLength !== undefined && chars < n.minLength) {
+        this.errors.push(invalidValue(field, v, `${where} in body should be at least ${n.minLength} chars long`));
+      }
+      if (n.pattern !== undefined && !patternMatches(n.pattern, v)) {
+        this.errors.push(invalidValue(field, v, `${where} in body should match '${n.pattern}'`));
+      }
+      if (n.format && n.special !== 'int-or-string' && !formatMatches(n.format, v)) {
+        this.errors.push(invalidValue(field, v, `${where} in body must be of type ${n.format}: ${goQuote(v)}`));
+      }
+    }
+  }
+
+  private typeError(field: string, where: string, v: unknown, type: string): void {
+    // kube-openapi names the JSON type of what was sent; integral numbers decode as int64: "integer".
+    const name = TYPE_OF(v);
+    this.errors.push({ reason: 'FieldValueTypeInvalid', field, message: `Invalid value: "${name}": ${where} in body must be of type ${type}: "${name}"` });
+  }
+}
+
+function typeMatches(type: string, v: unknown): boolean {
+  switch (type) {
+    case 'object':
+      return isObject(v);
+    case 'array':
+      return Array.isArray(v);
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    case 'boolean':
+      return typeof v === 'boolean';
+    default:
+      return true;
+  }
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function quoteValue(v: unknown): string {
+  return typeof v === 'string' ? goQuote(v) : JSON.stringify(v);
+}
+
+function mapKey(item: unknown, keys: readonly string[]): string {
+  return JSON.stringify(keys.map((k) => (isObject(item) ? item[k] : undefined) ?? null));
+}
+
+function indexByKeys(items: unknown[], keys: readonly string[]): Map<string, unknown> {
+  return new Map(items.map((i) => [mapKey(i, keys), i]));
+}
+
+function duplicateText(item: unknown, n: SchemaNode): string {
+  if (n.listType === 'map' && isObject(item)) {
+    const keys = (n.listMapKeys ?? []).map((k) => `${goQuote(k)}:${quoteValue(item[k])}`).join(', ');
+    return `map[string]interface {}{${keys}}`;
+  }
+  return quoteValue(item);
+}
+
+// Bounded cache of compiled patterns (ECMAScript regex; kube uses Go RE2, the same for common patterns).
+const patterns = new Map<string, RegExp | null>();
+function patternMatches(pattern: string, v: string): boolean {
+  let re = patterns.get(pattern);
+  if (re === undefined) {
+    try {
+      re = new RegExp(pattern, 'u');
+    } catch {
+      re = null;
+    }
+    if (patterns.size > 500) patterns.clear();
+    patterns.set(pattern, re);
+  }
+  return re === null ? true : re.test(v);
+}
+
+// apiextensions pkg/apiserver/validation/formats.go: the formats kube checks; all others are ignored.
+const FORMATS: Record<string, RegExp | ((s: string) => boolean)> = {
+  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  uuid: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/,
+  uuid3: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?3[0-9a-fA-F]{3}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/,
+  uuid4: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?4[0-9a-fA-F]{3}-?[89abAB][0-9a-fA-F]{3}-?[0-9a-fA-F]{12}$/,
+  uuid5: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?5[0-9a-fA-F]{3}-?[89abAB][0-9a-fA-F]{3}-?[0-9a-fA-F]{12}$/,
+  email: /^[^@\s]+@[^@\s]+$/,
+  hostname: /^(?=.{1,255}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/,
+  ipv4: isIPv4,
+  ipv6: isIPv6,
+  cidr: (s) => {
+    const [ip, bits, ...rest] = s.split('/');
+    if (rest.length || bits === undefined || !/^\d{1,3}$/.test(bits)) return false;
+    return isIPv4(ip) ? Number(bits) <= 32 : isIPv6(ip) && Number(bits) <= 128;
+  },
+  mac: /^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$/,
+  byte: /^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
+  duration: /^(-?(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$/,
+  uri: (s) => {
+    try {
+      return !!new URL(s).protocol;
+    } catch {
+      return false;
+    }
+  },
+};
+
+function isIPv4(s: string): boolean {
+  const parts = s.split('.');
+  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+}
+
+function isIPv6(s: string): boolean {
+  if (!s.includes(':')) return false;
+  try {
+    return new URL(`http://[${s}]/`).hostname.length > 2;
+  } catch {
+    return false;
+  }
+}
+
+function formatMatches(format: string, v: string): boolean {
+  const check = FORMATS[format];
+  if (!check) return true;
+  return typeof check === 'function' ? check(v) : check.test(v);
+}
+
+/** Errors after which kube skips CEL rules (validation.go hasBlockingErr). */
+export function hasBlockingError(errors: StatusCause[]): boolean {
+  return errors.some((e) => ['FieldValueRequired', 'FieldValueNotSupported', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid'].includes(e.reason ?? ''));
+}
+

@@ -1,0 +1,23 @@
+// Watch caches: a watcher of a CRD version other than the storage one gets each frame with the object's
+// apiVersion rewritten (conversion strategy None, core/crd/versions.ts). Frames are serialized once for
+// every watcher; only these watchers pay for one string replacement per frame. Stored objects start with
+// their apiVersion (asTypedObject orders it first), so the first occurrence is the object's own; a
+// bookmark's object carries only kind and apiVersion.
+
+import type { Sink } from '../core/watch-hub';
+
+// The header a forwarded watch names the requested apiVersion in, when it is not the storage version's.
+export const API_VERSION_HEADER = 'x-edgeplane-api-version';
+
+export function convertingSink(sink: Sink, from: string, to: string): Sink {
+  const needle = `"apiVersion":${JSON.stringify(from)}`;
+  const replacement = `"apiVersion":${JSON.stringify(to)}`;
+  const out: Sink = {
+    send: (frame) => sink.send(frame.text.includes(needle) ? { text: frame.text.replace(needle, replacement) } : frame),
+    full: () => sink.full(),
+    drained: (ms) => sink.drained(ms),
+    close: () => sink.close(),
+  };
+  if (sink.heartbeat) out.heartbeat = () => sink.heartbeat!();
+  return out;
+}
