@@ -21,6 +21,9 @@ import { decodeObject, type DecodeOptions, type DecodeTarget, type FieldValidati
 import { goValue } from './patch/go-format';
 import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
+import { recordWrite, serverSideApply } from './apply/write-hooks';
+import { APPLY_PATCH_CONTENT_TYPE, checkPatchOptions, checkWriteOptions, isApplyPatch } from './apply/apply-body';
+import { managerOrUserAgent } from './apply/manager-name';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -38,14 +41,23 @@ export interface WriteEnv {
   randomSuffix: () => string;
   fieldValidation?: FieldValidation; // default Warn, as kube-apiserver's
   warnings?: string[]; // collects Warn-level findings for the Warning header
+  manager?: string; // the field manager of this write (fieldManager, else the User-Agent's prefix)
 }
 
-export type WriteRequest =
+export type WriteRequest = (
   | { verb: 'create'; namespace: string; body: string }
   | { verb: 'update'; namespace: string; name: string; subresource: string; body: string }
   | { verb: 'patch'; namespace: string; name: string; subresource: string; patchType: string; body: string }
   | { verb: 'delete'; namespace: string; name: string; body: string; query: DeleteQuery }
-  | { verb: 'deletecollection'; namespace: string; selectors: ParsedSelectors; body: string; query: DeleteQuery };
+  | { verb: 'deletecollection'; namespace: string; selectors: ParsedSelectors; body: string; query: DeleteQuery }
+) & WriteAttribution;
+
+/** Who writes, for managedFields: the `fieldManager` parameter and User-Agent; `force` (apply only). */
+export interface WriteAttribution {
+  fieldManager?: string;
+  userAgent?: string;
+  force?: boolean;
+}
 
 export interface DeleteQuery {
   gracePeriodSeconds?: string;
@@ -64,6 +76,9 @@ const GENERATE_NAME_ATTEMPTS = 8;
 const GENERATE_NAME_MAX_BASE = 58;
 
 export function executeWrite(store: WriteStore, env: WriteEnv, req: WriteRequest): WriteResponse {
+  if (req.verb === 'create' || req.verb === 'update') checkWriteOptions(req.verb === 'create' ? 'CreateOptions' : 'UpdateOptions', req.fieldManager);
+  if (req.verb === 'patch') checkPatchOptions(isApplyPatch(req.patchType), req.fieldManager, req.force);
+  env = { ...env, manager: managerOrUserAgent(req.fieldManager, req.userAgent) };
   switch (req.verb) {
     case 'create':
       return create(store, env, req.namespace, req.body);
@@ -106,8 +121,12 @@ function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<Decod
 }
 
 function create(store: WriteStore, env: WriteEnv, namespace: string, body: string): WriteResponse {
+  return createObject(store, env, namespace, checkFields(env, asTypedObject(env.type, parseBody(body)), { text: body }), true);
+}
+
+/** Stores a new object; `track` is false when managedFields were already set (create by apply). */
+export function createObject(store: WriteStore, env: WriteEnv, namespace: string, obj: KubeObject, track: boolean): WriteResponse {
   const { type } = env;
-  const obj = checkFields(env, asTypedObject(type, parseBody(body)), { text: body });
   reconcileNamespace(type, obj, namespace);
   const m = obj.metadata;
   const generated = !m.name && !!m.generateName;
@@ -115,6 +134,7 @@ function create(store: WriteStore, env: WriteEnv, namespace: string, body: strin
   validateObject(type, obj);
   fillCreateMeta(env, obj);
   applyDefaults(obj);
+  if (track) recordWrite(env, undefined, obj, '');
   if (type.kind === 'Service') allocateClusterIP(store, obj, env.newUid());
   checkSize(obj);
   for (let attempt = 1; ; attempt++) {
@@ -146,8 +166,11 @@ function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { v
   return replace(store, env, current, checkFields(env, asTypedObject(env.type, body), { text: req.body }), req.subresource);
 }
 
-/** Stores `next` in place of `current`: optimistic concurrency, metadata rules, no-op detection, finalizers. */
-function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: KubeObject, subresource: string): WriteResponse {
+/**
+ * Stores `next` in place of `current`: optimistic concurrency, metadata rules, no-op detection, finalizers.
+ * `track` is false when managedFields were already set (apply).
+ */
+export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: KubeObject, subresource: string, track = true): WriteResponse {
   const { type } = env;
   const name = current.metadata.name!;
   reconcileNamespace(type, next, current.metadata.namespace ?? '');
@@ -169,6 +192,8 @@ function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: Ku
     const causes = immutableViolations(type.kind, current, merged);
     if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));
   }
+  if (track) recordWrite(env, current, merged, subresource);
+  else if (subresource === 'status') merged.metadata.managedFields = next.metadata.managedFields; // set by apply
   validateObject(type, merged);
   checkSize(merged);
   merged.metadata.resourceVersion = current.metadata.resourceVersion;
@@ -191,7 +216,7 @@ function replaceScale(store: WriteStore, env: WriteEnv, current: KubeObject, bod
       field: 'spec.replicas',
     }]));
   }
-  const result = replace(store, env, current, withScale(current, scale), '');
+  const result = replace(store, env, current, withScale(current, scale), 'scale');
   return { code: result.code, body: scaleOf(result.body as KubeObject) };
 }
 
@@ -199,8 +224,8 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   const { type } = env;
   checkSubresource(type, req.subresource);
   const patchType = patchTypeOf(req.patchType);
-  // Server-side apply (application/apply-patch+yaml) is not served yet: 415 like any unknown type.
-  if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, Object.values(PATCH_CONTENT_TYPES)));
+  if (!patchType && isApplyPatch(req.patchType)) return serverSideApply(store, env, req);
+  if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, [...Object.values(PATCH_CONTENT_TYPES), APPLY_PATCH_CONTENT_TYPE]));
   const current = existing(store, type, req.namespace, req.name);
   const patchDoc = decodePatchBody(patchType, req.body);
   const target = req.subresource === 'scale' ? scaleOf(current) : current;

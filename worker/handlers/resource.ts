@@ -101,6 +101,12 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
         selectors: parseSelectors({ labelSelector: q.get('labelSelector') ?? '', fieldSelector: q.get('fieldSelector') ?? '' }, type),
       };
   }
+  if (req.verb === 'create' || req.verb === 'update' || req.verb === 'patch') {
+    // The field manager of the write (managedFields): kube takes it from here, else from the User-Agent.
+    req.fieldManager = q.get('fieldManager') ?? undefined;
+    req.userAgent = c.req.header('user-agent') ?? undefined;
+    if (q.has('force')) req.force = q.get('force') === 'true';
+  }
   const isRbac = type.group === RBAC_GROUP;
   if (isRbac && (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch')) await preventEscalation(c, type, info, req);
   const result = await storeFor(c.env, type).write(groupResource(type), req, { dryRun, fieldValidation });
