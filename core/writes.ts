@@ -57,6 +57,8 @@ export interface WriteAttribution {
   fieldManager?: string;
   userAgent?: string;
   force?: boolean;
+  /** Set when the user may not create the object: an apply that would create it is refused with this reason. */
+  createForbidden?: string;
 }
 
 export interface DeleteQuery {

@@ -8,7 +8,7 @@ import { http, kubectl, startTestGateway, stopTestGateway, type Running } from '
 
 let r: Running;
 beforeAll(async () => {
-  r = await startTestGateway();
+  r = await startTestGateway({ vars: { STATIC_TOKENS: 'patcher-token,patcher,uid-p' } });
 });
 afterAll(() => stopTestGateway(r));
 
@@ -149,6 +149,25 @@ describe('kubectl apply --server-side', () => {
     expect(dry.status).toBe(200);
     expect(dry.json.data).toEqual({ k: 'dry' });
     expect((await http(r, 'GET', `${CM}/raw`)).json.data).toEqual({ k: 'v' });
+  });
+
+  it('an apply that would create needs create permission, not only patch', async () => {
+    await http(r, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles',
+      { metadata: { name: 'cm-patcher' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch'] }] });
+    await http(r, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'patcher' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-patcher' },
+      subjects: [{ kind: 'User', name: 'patcher', apiGroup: 'rbac.authorization.k8s.io' }],
+    });
+    const as = { authorization: 'Bearer patcher-token', 'content-type': 'application/apply-patch+yaml' };
+    const cmBody = (name: string, v: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: v } });
+    const denied = await http(r, 'PATCH', `${CM}/new-one?fieldManager=p`, cmBody('new-one', 'v'), as);
+    expect(denied.status).toBe(403);
+    expect(denied.json.message).toBe('configmaps "new-one" is forbidden: User "patcher" cannot create resource "configmaps" in API group "" in the namespace "default"');
+    expect((await http(r, 'GET', `${CM}/new-one`)).status).toBe(404);
+    // The same user may apply to an object that exists.
+    const updated = await http(r, 'PATCH', `${CM}/raw?fieldManager=p&force=true`, cmBody('raw', 'patched'), as);
+    expect(updated.status).toBe(200);
+    expect(updated.json.data).toEqual({ k: 'patched' });
   });
 
   it('records non-apply writes under the User-Agent prefix', async () => {

@@ -19,7 +19,9 @@ import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { watch } from './watch';
 import { review, tokenRequest } from './reviews';
 import { preventEscalation, RBAC_GROUP } from './escalation';
-import { allAuthorizers } from '../authz';
+import { allAuthorizers, authorizerFor, resourceAttributes } from '../authz';
+import { forbiddenReason } from '../../core/rbac/authorize';
+import { isApplyPatch } from '../../core/apply/apply-body';
 import { replicaFor, servableByReplica } from '../replicas';
 
 type Ctx = Context<AppEnv>;
@@ -106,6 +108,14 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     req.fieldManager = q.get('fieldManager') ?? undefined;
     req.userAgent = c.req.header('user-agent') ?? undefined;
     if (q.has('force')) req.force = q.get('force') === 'true';
+  }
+  if (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) {
+    // An apply that creates needs `create` too (apiserver handlers/update.go withAuthorization); the
+    // store, which alone knows whether the object exists, refuses the create with this reason.
+    const user = c.get('user');
+    const attrs = resourceAttributes({ ...info, verb: 'create' });
+    const shard = authorizerFor(c.env, user);
+    if (!(await shard.stub.check(shard.name, user, attrs))) req.createForbidden = forbiddenReason(user, attrs);
   }
   const isRbac = type.group === RBAC_GROUP;
   if (isRbac && (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch')) await preventEscalation(c, type, info, req);
