@@ -34,6 +34,8 @@ export function checkWriteOptions(kind: 'CreateOptions' | 'UpdateOptions', field
 const MAX_ALIAS_COUNT = 100;
 
 export function parseApplyBody(body: string, fieldValidation: FieldValidation, warnings: string[] | undefined): Record<string, unknown> {
+  const fast = parseJsonObject(body);
+  if (fast) return fast;
   const doc = parseDocument(body, { uniqueKeys: false });
   if (doc.errors.length) throw new StatusError(badRequest(`error decoding YAML: ${doc.errors[0].message.split('\n')[0]}`));
   let value: unknown;
@@ -56,6 +58,40 @@ export function parseApplyBody(body: string, fieldValidation: FieldValidation, w
     }
   }
   return value as Record<string, unknown>;
+}
+
+// Clients send JSON (kubectl, client-go, controller-runtime): parse it natively, and fall back to the YAML
+// parser only when it is not JSON or may hold a duplicate key (members in the text ≠ members parsed).
+const STRINGS = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+
+function parseJsonObject(body: string): Record<string, unknown> | undefined {
+  const start = body.search(/\S/);
+  if (start < 0 || body[start] !== '{') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  let textMembers = 0;
+  for (const m of body.matchAll(STRINGS)) if (m[1] !== undefined) textMembers++;
+  return textMembers === countMembers(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function countMembers(v: unknown): number {
+  let n = 0;
+  const stack = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    if (Array.isArray(x)) for (const item of x) stack.push(item);
+    else if (x && typeof x === 'object') {
+      for (const k in x) {
+        n++;
+        stack.push((x as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return n;
 }
 
 // go-yaml's strict mode: `line N: key "k" already set in map`, for each repeated key.

@@ -65,8 +65,7 @@ class Walker {
     }
     const lm = isMap(l) ? l : undefined;
     const rm = isMap(r) ? r : undefined;
-    const empty = (m: Record<string, unknown> | undefined) => !m || Object.keys(m).length === 0;
-    if (a.atomic || (empty(lm) && empty(rm))) return this.leaf(l, r, path);
+    if (a.atomic || (isEmpty(lm) && isEmpty(rm))) return this.leaf(l, r, path);
     if (lm) {
       for (const key of Object.keys(lm)) {
         const child = fieldNode(a, key);
@@ -97,29 +96,12 @@ class Walker {
   }
 
   private listItems(a: Extract<Atom, { t: 'list' }>, l: unknown[], r: unknown[], path: PathElement[]): void {
-    const index = (items: unknown[], into: Map<string, { pe: PathElement; items: unknown[] }>, order: PathElement[]) => {
-      for (const item of items) {
-        let pe: PathElement;
-        try {
-          pe = itemElement(a, item);
-        } catch (e) {
-          if (e instanceof ListItemError) continue;
-          throw e;
-        }
-        const found = into.get(pe.text);
-        if (found) found.items.push(item);
-        else {
-          into.set(pe.text, { pe, items: [item] });
-          order.push(pe);
-        }
-      }
-    };
     const lv = new Map<string, { pe: PathElement; items: unknown[] }>();
     const rv = new Map<string, { pe: PathElement; items: unknown[] }>();
     const all: PathElement[] = [];
     const rOrder: PathElement[] = [];
-    index(l, lv, all);
-    index(r, rv, rOrder);
+    indexItems(a, l, lv, all);
+    indexItems(a, r, rv, rOrder);
     for (const pe of rOrder) if (!lv.has(pe.text)) all.push(pe);
     for (const pe of all) {
       const li = lv.get(pe.text)?.items ?? [];
@@ -139,6 +121,30 @@ class Walker {
       path.pop();
     }
   }
+}
+
+function indexItems(a: Extract<Atom, { t: 'list' }>, items: unknown[], into: Map<string, { pe: PathElement; items: unknown[] }>, order: PathElement[]): void {
+  for (const item of items) {
+    let pe: PathElement;
+    try {
+      pe = itemElement(a, item);
+    } catch (e) {
+      if (e instanceof ListItemError) continue;
+      throw e;
+    }
+    const found = into.get(pe.text);
+    if (found) found.items.push(item);
+    else {
+      into.set(pe.text, { pe, items: [item] });
+      order.push(pe);
+    }
+  }
+}
+
+function isEmpty(m: Record<string, unknown> | undefined): boolean {
+  if (!m) return true;
+  for (const _ in m) return false;
+  return true;
 }
 
 function own(m: Record<string, unknown>, key: string): unknown {

@@ -66,7 +66,7 @@ function resetFilter(ctx: FieldManagerContext): ((s: FieldSet) => FieldSet) | un
   if (ctx.subresource === 'scale') return only([f('spec'), f('replicas')]);
   if (ctx.hasStatus) {
     const status = FieldSet.of([f('status')]);
-    return (s) => s.recursiveDifference(status);
+    return (s) => (s.nodes.has('f:status') ? s.recursiveDifference(status) : s);
   }
   return undefined;
 }
@@ -85,9 +85,27 @@ function content(obj: KubeObject): KubeObject {
 function stripMeta(fields: ManagedFields, id: string): void {
   const vs = fields.get(id);
   if (!vs) return;
-  const set = vs.set.difference(STRIP);
+  const set = withoutServerFields(vs.set);
   if (set.empty()) fields.delete(id);
   else fields.set(id, { ...vs, set });
+}
+
+const META_STRIP = new Set(STRIP.withPrefix(f('metadata')).nodes.keys());
+
+// set − STRIP, copying only the levels it changes (the rest is shared: sets are not mutated once built).
+function withoutServerFields(set: FieldSet): FieldSet {
+  const out = new FieldSet();
+  for (const [k, n] of set.nodes) {
+    if (k === 'f:apiVersion' || k === 'f:kind') continue;
+    if (k !== 'f:metadata') {
+      out.nodes.set(k, n);
+      continue;
+    }
+    const children = new FieldSet();
+    for (const [mk, mn] of n.children?.nodes ?? []) if (!META_STRIP.has(mk) || mn.children) children.nodes.set(mk, META_STRIP.has(mk) ? { pe: mn.pe, member: false, children: mn.children } : mn);
+    if (!children.empty()) out.nodes.set(k, { pe: n.pe, member: false, children });
+  }
+  return out;
 }
 
 function decodeOrEmpty(entries: unknown): Managed {

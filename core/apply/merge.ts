@@ -38,8 +38,7 @@ function handle(a: Atom, l: unknown, r: unknown): unknown {
   }
   const lm = isMap(l) ? l : undefined;
   const rm = isMap(r) ? r : undefined;
-  const empty = (m: Record<string, unknown> | undefined) => !m || Object.keys(m).length === 0;
-  if (a.atomic || (empty(lm) && empty(rm))) return keep(l, r);
+  if (a.atomic || (isEmpty(lm) && isEmpty(rm))) return keep(l, r);
   const out: Record<string, unknown> = {};
   if (lm) {
     for (const key of Object.keys(lm)) {
@@ -58,6 +57,16 @@ function handle(a: Atom, l: unknown, r: unknown): unknown {
     }
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function isEmpty(m: Record<string, unknown> | undefined): boolean {
+  if (!m) return true;
+  for (const _ in m) return false;
+  return true;
+}
+
+function pushDefined(out: unknown[], v: unknown): void {
+  if (v !== undefined) out.push(v);
 }
 
 interface Indexed {
@@ -97,9 +106,6 @@ function listItems(a: Extract<Atom, { t: 'list' }>, lhs: unknown[], rhs: unknown
   let sharedAt = 0;
   let nextShared: PathElement | undefined = shared[sharedAt++];
   const mergedRHS = new Set<string>();
-  const push = (v: unknown) => {
-    if (v !== undefined) out.push(v);
-  };
   let lI = 0;
   let rI = 0;
   while (lI < L.pes.length || rI < R.pes.length) {
@@ -107,7 +113,7 @@ function listItems(a: Extract<Atom, { t: 'list' }>, lhs: unknown[], rhs: unknown
       const pe = L.pes[lI];
       if (pe.text === R.pes[rI].text) {
         mergedRHS.add(pe.text);
-        push(merge(a.elem, L.observed.get(pe.text), R.observed.get(pe.text)));
+        pushDefined(out, merge(a.elem, L.observed.get(pe.text), R.observed.get(pe.text)));
         lI++;
         rI++;
         nextShared = shared[sharedAt++];
@@ -121,7 +127,7 @@ function listItems(a: Extract<Atom, { t: 'list' }>, lhs: unknown[], rhs: unknown
     if (lI < L.pes.length) {
       const pe = L.pes[lI];
       if (!R.observed.has(pe.text)) {
-        push(merge(a.elem, lhs[lI], undefined));
+        pushDefined(out, merge(a.elem, lhs[lI], undefined));
         lI++;
         continue;
       } else if (mergedRHS.has(pe.text)) {
@@ -132,7 +138,7 @@ function listItems(a: Extract<Atom, { t: 'list' }>, lhs: unknown[], rhs: unknown
       const pe = R.pes[rI];
       mergedRHS.add(pe.text);
       const lv = L.observed.has(pe.text) ? L.observed.get(pe.text) : undefined;
-      push(merge(a.elem, lv, R.observed.get(pe.text)));
+      pushDefined(out, merge(a.elem, lv, R.observed.get(pe.text)));
       rI++;
       if (nextShared && nextShared.text === pe.text) nextShared = shared[sharedAt++];
     }

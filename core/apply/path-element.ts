@@ -162,9 +162,12 @@ export function valueString(v: unknown): string {
   return String(v);
 }
 
+const HTML_CHARS = /[<>&\u2028\u2029]/;
+const HTML_CHARS_G = /[<>&\u2028\u2029]/g;
 const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
 
 /** JSON as json-iterator's standard-library mode writes it: keys in order given, HTML characters escaped. */
 export function goJson(v: unknown): string {
-  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => HTML_ESCAPES[c]);
+  const s = JSON.stringify(v);
+  return HTML_CHARS.test(s) ? s.replace(HTML_CHARS_G, (c) => HTML_ESCAPES[c]) : s;
 }

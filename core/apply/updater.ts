@@ -52,10 +52,11 @@ function dropOtherVersions(u: Updater, managers: ManagedFields): ManagedFields {
 
 function updateOwners(u: Updater, oldObj: unknown, newObj: unknown, managers: ManagedFields, workflow: string, force: boolean): Comparison {
   const cmp = filterComparison(compare(u.node, oldObj, newObj), u.filter);
-  const changed = cmp.modified.union(cmp.added);
   const conflicts = new Map<string, FieldSet>();
+  let changed: FieldSet | undefined;
   for (const [manager, vs] of managers) {
     if (manager === workflow) continue;
+    changed ??= cmp.modified.union(cmp.added);
     const c = vs.set.intersection(changed);
     if (!c.empty()) conflicts.set(manager, c);
   }
@@ -84,9 +85,14 @@ function updateOwners(u: Updater, oldObj: unknown, newObj: unknown, managers: Ma
 export function update(u: Updater, live: unknown, next: unknown, managers: ManagedFields, manager: string): ManagedFields {
   const m = dropOtherVersions(u, managers);
   const cmp = updateOwners(u, live, next, m, manager, true);
-  let set = (m.get(manager)?.set ?? new FieldSet()).difference(cmp.removed);
-  set.addAll(cmp.modified);
-  set.addAll(cmp.added);
+  const previous = m.get(manager)?.set;
+  let set: FieldSet;
+  if (!previous && cmp.modified.empty()) set = cmp.added; // a create: no copy needed
+  else {
+    set = (previous ?? new FieldSet()).difference(cmp.removed);
+    set.addAll(cmp.modified);
+    set.addAll(cmp.added);
+  }
   if (u.filter) set = u.filter(set);
   if (set.empty()) m.delete(manager);
   else m.set(manager, { set, apiVersion: u.version, applied: false });
@@ -107,7 +113,8 @@ export function apply(u: Updater, live: unknown, config: unknown, managers: Mana
   let set = toFieldSet(u.node, config);
   if (u.filter) set = u.filter(set);
   m.set(manager, { set, apiVersion: u.version, applied: true });
-  merged = prune(u, merged, m, last);
+  // Nothing to prune when the applier still applies everything it did (prune would be the identity).
+  if (last && !last.set.difference(set).empty()) merged = prune(u, merged, m, last);
   updateOwners(u, live, merged, m, manager, force);
   return { object: valuesEqual(live, merged) ? undefined : merged, managers: m };
 }

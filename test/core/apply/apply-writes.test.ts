@@ -213,3 +213,28 @@ describe('managed fields of non-apply writes', () => {
     expect(JSON.stringify(es.find((e) => e.manager === 'a')!.fieldsV1)).not.toContain('f:status');
   });
 });
+
+describe('apply bodies', () => {
+  it('duplicate keys: Strict is kube\'s 400 (JSON or YAML), Warn is a warning, Ignore takes the last', () => {
+    const { store } = memoryStore();
+    const json = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"k":"1","k":"2"}}';
+    const strict = statusOf(() => executeWrite(store, { type: configmaps, now: T0, newUid: () => 'u', randomSuffix: () => 'x', fieldValidation: 'Strict' }, {
+      verb: 'patch', namespace: 'default', name: 'cm', subresource: '', patchType: APPLY, body: json, fieldManager: 'a',
+    }));
+    expect(strict).toMatchObject({ code: 400, reason: 'BadRequest',
+      message: 'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 1: key "k" already set in map' });
+    const warnings: string[] = [];
+    const res = executeWrite(store, { type: configmaps, now: T0, newUid: () => 'u', randomSuffix: () => 'x', warnings }, {
+      verb: 'patch', namespace: 'default', name: 'cm', subresource: '', patchType: APPLY, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: "1"\n  k: "2"\n', fieldManager: 'a',
+    });
+    expect((res.body as KubeObject).data).toEqual({ k: '2' });
+    expect(warnings).toEqual(['error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "k" already set in map']);
+  });
+
+  it('a body that is not an object is kube\'s 400', () => {
+    const { store } = memoryStore();
+    expect(statusOf(() => apply(store, 'a', '[1]')).message).toBe(
+      'error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}');
+    expect(statusOf(() => apply(store, 'a', '{"a": ')).code).toBe(400);
+  });
+});
