@@ -45,7 +45,7 @@ function handle(a: Atom, l: unknown, r: unknown): unknown {
       const child = fieldNode(a, key);
       const rv = rm && Object.prototype.hasOwnProperty.call(rm, key) ? rm[key] : undefined;
       const v = child ? merge(child, lm[key], rv) : keep(lm[key], rv);
-      if (v !== undefined) out[key] = v;
+      if (v !== undefined) setOwn(out, key, v);
     }
   }
   if (rm) {
@@ -53,10 +53,16 @@ function handle(a: Atom, l: unknown, r: unknown): unknown {
       if (lm && Object.prototype.hasOwnProperty.call(lm, key)) continue;
       const child = fieldNode(a, key);
       const v = child ? merge(child, undefined, rm[key]) : keep(undefined, rm[key]);
-      if (v !== undefined) out[key] = v;
+      if (v !== undefined) setOwn(out, key, v);
     }
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+// A plain assignment of "__proto__" would replace the prototype instead of adding the member.
+export function setOwn(o: Record<string, unknown>, key: string, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[key] = v;
 }
 
 function isEmpty(m: Record<string, unknown> | undefined): boolean {

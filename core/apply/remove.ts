@@ -5,6 +5,7 @@
 import type { SchemaNode } from '../schema/node';
 import type { FieldSet } from './field-set';
 import { atomOf, fieldNode, isMap, itemElement, ListItemError, DEDUCED } from './schema-view';
+import { setOwn } from './merge';
 
 export function removeItems(node: SchemaNode, value: unknown, toRemove: FieldSet): unknown {
   if (toRemove.empty()) return value;
@@ -36,7 +37,7 @@ export function removeItems(node: SchemaNode, value: unknown, toRemove: FieldSet
     const pe = { kind: 0 as const, text: `f:${key}`, name: key };
     if (toRemove.hasMember(pe)) continue;
     const sub = toRemove.withPrefix(pe);
-    out[key] = sub.empty() ? value[key] : removeItems(fieldNode(a, key) ?? DEDUCED, value[key], sub);
+    setOwn(out, key, sub.empty() ? value[key] : removeItems(fieldNode(a, key) ?? DEDUCED, value[key], sub));
   }
   return Object.keys(out).length ? out : null;
 }

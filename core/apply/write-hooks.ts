@@ -48,7 +48,11 @@ export function serverSideApply(store: WriteStore, env: WriteEnv, req: PatchRequ
       throw new StatusError(badRequest(`invalid object type: ${String(body.apiVersion ?? '')}, Kind=${String(body.kind ?? '')}`));
     }
     const meta = (body.metadata ?? {}) as { name?: string; namespace?: string };
-    config = { apiVersion, kind: type.kind, metadata: { name: meta.name, namespace: meta.namespace }, spec: { replicas: (body.spec as { replicas?: unknown } | undefined)?.replicas } };
+    const metadata: KubeObject['metadata'] = {};
+    if (meta.name !== undefined) metadata.name = meta.name;
+    if (meta.namespace !== undefined) metadata.namespace = meta.namespace;
+    const replicas = (body.spec as { replicas?: unknown } | undefined)?.replicas;
+    config = { apiVersion, kind: type.kind, metadata, ...(replicas === undefined ? {} : { spec: { replicas } }) };
   }
   const uid = (config.metadata as { uid?: string } | undefined)?.uid;
   if (!current && uid) {

@@ -238,3 +238,38 @@ describe('apply bodies', () => {
     expect(statusOf(() => apply(store, 'a', '{"a": ')).code).toBe(400);
   });
 });
+
+describe('subresources and odd keys', () => {
+  const dep = {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+  };
+
+  it('a /scale patch records spec.replicas for its manager with subresource "scale"; an apply on /scale conflicts with it', () => {
+    const { store } = memoryStore();
+    apply(store, 'ci', dep, { type: deployments });
+    const scaled = run(store, { verb: 'patch', namespace: 'default', name: 'web', subresource: 'scale', patchType: MERGE, body: '{"spec":{"replicas":4}}',
+      userAgent: 'kubectl/v1.32.0 (linux/amd64) kubernetes/abc' }, deployments, T0 + 5000);
+    expect((scaled.body as KubeObject).kind).toBe('Scale');
+    const obj = store.get('default/web')!;
+    expect((obj.spec as { replicas: number }).replicas).toBe(4);
+    expect(entries(obj).find((e) => e.manager === 'kubectl')).toEqual({
+      manager: 'kubectl', operation: 'Update', apiVersion: 'apps/v1', time: '2026-01-02T03:04:10Z', fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } }, subresource: 'scale',
+    });
+    expect(statusOf(() => apply(store, 'ci', { ...dep, spec: { ...dep.spec, replicas: 2 } }, { type: deployments })).message)
+      .toBe('Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas');
+    const viaScale = apply(store, 'hpa', { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web' }, spec: { replicas: 6 } },
+      { type: deployments, subresource: 'scale', force: true });
+    expect(viaScale.body).toMatchObject({ kind: 'Scale', spec: { replicas: 6 } });
+    expect(entries(store.get('default/web')).find((e) => e.manager === 'hpa')).toMatchObject({ operation: 'Apply', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:replicas': {} } } });
+  });
+
+  it('keeps a "__proto__" data key as a member', () => {
+    const { store } = memoryStore();
+    const res = apply(store, 'a', '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"__proto__":"x","b":"y"}}');
+    const data = (res.body as KubeObject).data as Record<string, string>;
+    expect(Object.keys(data)).toEqual(['__proto__', 'b']);
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+  });
+});
