@@ -4,7 +4,7 @@
 import { apiVersionOf, type ResourceType } from './registry';
 import {
   alreadyExists, badRequest, conflict, generateNameConflict, invalid, notFound,
-  OPTIMISTIC_LOCK_MESSAGE, requestEntityTooLarge, StatusError, success, unsupportedMediaType,
+  OPTIMISTIC_LOCK_MESSAGE, requestEntityTooLarge, StatusError, success, unsupportedMediaType, type Status,
 } from './status';
 import {
   asTypedObject, fillCreateMeta, mergeStatusUpdate, mergeUpdateMeta, reconcileNamespace, sameJson, timestamp,
@@ -57,8 +57,8 @@ export interface WriteAttribution {
   fieldManager?: string;
   userAgent?: string;
   force?: boolean;
-  /** Set when the user may not create the object: an apply that would create it is refused with this reason. */
-  createForbidden?: string;
+  /** Why the object may not be created (RBAC, namespace lifecycle): an apply that would create it fails so. */
+  createRefused?: Status;
 }
 
 export interface DeleteQuery {

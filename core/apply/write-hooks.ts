@@ -6,7 +6,7 @@
 import { kindNode } from '../schema/compile';
 import { decodeObject } from '../validation/known-fields';
 import { asTypedObject, type KubeObject } from '../object-meta';
-import { badRequest, conflict, forbidden, notFound, StatusError } from '../status';
+import { badRequest, conflict, notFound, StatusError } from '../status';
 import { objectKey } from '../object-key';
 import { scaleOf } from '../scale';
 import type { ResourceType } from '../registry';
@@ -39,7 +39,7 @@ export function serverSideApply(store: WriteStore, env: WriteEnv, req: PatchRequ
   const body = parseApplyBody(req.body, env.fieldValidation ?? 'Warn', env.warnings);
   const current = store.get(objectKey(req.namespace, req.name));
   if (!current && req.subresource) throw new StatusError(notFound(type, req.name));
-  if (!current && req.createForbidden) throw new StatusError(forbidden(type, req.name, req.createForbidden));
+  if (!current && req.createRefused) throw new StatusError(req.createRefused);
   const apiVersion = type.group ? `${type.group}/${type.version}` : type.version;
   // /scale applies a Scale: its spec.replicas is the parent's, owned with subresource "scale".
   let config = body as KubeObject;

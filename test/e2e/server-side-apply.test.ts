@@ -164,6 +164,10 @@ describe('kubectl apply --server-side', () => {
     expect(denied.status).toBe(403);
     expect(denied.json.message).toBe('configmaps "new-one" is forbidden: User "patcher" cannot create resource "configmaps" in API group "" in the namespace "default"');
     expect((await http(r, 'GET', `${CM}/new-one`)).status).toBe(404);
+    // Creating by apply in a namespace that does not exist is the namespace lifecycle's 404.
+    const nowhere = await http(r, 'PATCH', '/api/v1/namespaces/nowhere/configmaps/x?fieldManager=me', cmBody('x', 'v'), { 'content-type': 'application/apply-patch+yaml' });
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.json.message).toBe('namespaces "nowhere" not found');
     // The same user may apply to an object that exists.
     const updated = await http(r, 'PATCH', `${CM}/raw?fieldManager=p&force=true`, cmBody('raw', 'patched'), as);
     expect(updated.status).toBe(200);

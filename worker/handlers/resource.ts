@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import { groupResource, type ResourceType } from '../../core/registry';
-import { badRequest, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
+import { badRequest, forbidden, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
 import { toTable } from '../../core/table';
 import type { StoreReply } from '../../durable-objects/resource-store';
 import type { WriteRequest } from '../../core/writes';
@@ -110,12 +110,20 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     if (q.has('force')) req.force = q.get('force') === 'true';
   }
   if (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) {
-    // An apply that creates needs `create` too (apiserver handlers/update.go withAuthorization); the
-    // store, which alone knows whether the object exists, refuses the create with this reason.
+    // An apply that creates needs `create` too (apiserver handlers/update.go withAuthorization) and a
+    // live namespace; the store, which alone knows whether the object exists, refuses the create with this.
     const user = c.get('user');
     const attrs = resourceAttributes({ ...info, verb: 'create' });
     const shard = authorizerFor(c.env, user);
-    if (!(await shard.stub.check(shard.name, user, attrs))) req.createForbidden = forbiddenReason(user, attrs);
+    if (!(await shard.stub.check(shard.name, user, attrs))) {
+      req.createRefused = forbidden({ group: type.group, resource: type.resource }, name, forbiddenReason(user, attrs));
+    } else {
+      // Namespace lifecycle admission, which applies to creates only.
+      await admitCreate(c.env, type, namespace, JSON.stringify({ metadata: { name } })).catch((e) => {
+        if (!(e instanceof StatusError)) throw e;
+        req.createRefused = e.status;
+      });
+    }
   }
   const isRbac = type.group === RBAC_GROUP;
   if (isRbac && (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch')) await preventEscalation(c, type, info, req);
