@@ -13,10 +13,12 @@ import type { ResourceType } from '../registry';
 import { createObject, replace, type WriteEnv, type WriteRequest, type WriteResponse, type WriteStore } from '../writes';
 import { applyConfig, recordUpdate, type FieldManagerContext, type Subresource } from './field-manager';
 import { parseApplyBody } from './apply-body';
+import { DEDUCED } from './schema-view';
 
-function contextFor(type: ResourceType, subresource: string, now: number): FieldManagerContext | undefined {
-  const node = kindNode(type.group, type.version, type.kind);
-  if (!node) return undefined;
+// A kind without a compiled schema is merged "deduced" (SMD's schema-less mode: maps granular, lists
+// atomic), as kube does for custom resources without a structural schema.
+function contextFor(type: ResourceType, subresource: string, now: number): FieldManagerContext {
+  const node = kindNode(type.group, type.version, type.kind) ?? DEDUCED;
   return {
     node, group: type.group, version: type.version, kind: type.kind, subresource: subresource as Subresource,
     hasStatus: type.subresources.includes('status'), now,
@@ -25,8 +27,7 @@ function contextFor(type: ResourceType, subresource: string, now: number): Field
 
 /** Sets `next.metadata.managedFields` for a create (`live` undefined), update or patch by env.manager. */
 export function recordWrite(env: WriteEnv, live: KubeObject | undefined, next: KubeObject, subresource: string): void {
-  const ctx = contextFor(env.type, subresource, env.now);
-  if (ctx) recordUpdate(ctx, live, next, env.manager ?? '');
+  recordUpdate(contextFor(env.type, subresource, env.now), live, next, env.manager ?? '');
 }
 
 type PatchRequest = Extract<WriteRequest, { verb: 'patch' }>;
@@ -35,7 +36,6 @@ type PatchRequest = Extract<WriteRequest, { verb: 'patch' }>;
 export function serverSideApply(store: WriteStore, env: WriteEnv, req: PatchRequest): WriteResponse {
   const { type } = env;
   const ctx = contextFor(type, req.subresource, env.now);
-  if (!ctx) throw new StatusError(notFound(type, req.name));
   const body = parseApplyBody(req.body, env.fieldValidation ?? 'Warn', env.warnings);
   const current = store.get(objectKey(req.namespace, req.name));
   if (!current && req.subresource) throw new StatusError(notFound(type, req.name));

@@ -87,3 +87,27 @@ describe('compare and owners', () => {
     expect(removeItems(cm, { data: { a: '1', b: '2' }, metadata: { labels: { x: '1' } } }, set)).toEqual({ data: { b: '2' }, metadata: { labels: null } });
   });
 });
+
+describe('managed-fields bookkeeping', () => {
+  it('folds the oldest Update entries beyond ten into "ancient-changes"', async () => {
+    const { recordUpdate } = await import('../../../core/apply/field-manager');
+    const ctx = { node: cm, group: '', version: 'v1', kind: 'ConfigMap', subresource: '' as const, hasStatus: false, now: Date.UTC(2026, 0, 1) };
+    let live: any = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: {} };
+    recordUpdate(ctx, undefined, live, 'm0');
+    live.metadata.uid = 'u';
+    for (let i = 1; i <= 11; i++) {
+      const next = structuredClone(live);
+      next.data = { ...next.data, [`k${i}`]: 'v' };
+      recordUpdate({ ...ctx, now: ctx.now + i * 1000 }, live, next, `m${i}`);
+      next.metadata.uid = 'u';
+      live = next;
+    }
+    const managers = live.metadata.managedFields.map((e: { manager: string }) => e.manager);
+    expect(managers).toHaveLength(10);
+    expect(managers[0]).toBe('ancient-changes');
+    // m0 (which created data: {}), m1 and m2 are the oldest three: one bucket, with m2's time.
+    expect(live.metadata.managedFields[0].fieldsV1).toEqual({ 'f:data': { '.': {}, 'f:k1': {}, 'f:k2': {} } });
+    expect(live.metadata.managedFields[0].time).toBe('2026-01-01T00:00:02Z');
+    expect(managers.slice(1)).toEqual(['m3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10', 'm11']);
+  });
+});
