@@ -25,7 +25,8 @@ function merge(node: SchemaNode, l: unknown, r: unknown): unknown {
 }
 
 function keep(l: unknown, r: unknown): unknown {
-  return r !== undefined ? structuredClone(r) : structuredClone(l);
+  const v = r !== undefined ? r : l;
+  return typeof v === 'object' && v !== null ? structuredClone(v) : v;
 }
 
 function handle(a: Atom, l: unknown, r: unknown): unknown {
