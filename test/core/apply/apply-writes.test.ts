@@ -155,6 +155,13 @@ describe('apply', () => {
     expect(err.message).toBe('failed to create typed patch object (/cm; /v1, Kind=ConfigMap): .spec: field not declared in schema');
     expect(statusOf(() => apply(store, 'a', { ...cm({}), metadata: { name: 'cm', managedFields: [] } })).message).toBe('metadata.managedFields must be nil');
     expect(statusOf(() => apply(store, 'a', { ...cm({}), apiVersion: 'v2' })).message).toBe('invalid object type: /v2, Kind=ConfigMap');
+    expect(statusOf(() => apply(store, 'a', { ...cm({}), metadata: { name: 'b' } }, { name: 'a' })).message)
+      .toBe('the name of the object (b) does not match the name on the URL (a)');
+    apply(store, 'a', cm({}));
+    expect(statusOf(() => apply(store, 'a', { ...cm({}), metadata: { name: 'b' } }, { name: 'cm' })).message)
+      .toBe('the name of the object (b) does not match the name on the URL (cm)');
+    expect(statusOf(() => apply(store, 'a', { ...cm({}), metadata: { name: 'zz', uid: 'u-1' } })))
+      .toMatchObject({ code: 409, message: 'Operation cannot be fulfilled on configmaps "zz": uid mismatch: the provided object specified uid u-1, and no existing object was found' });
   });
 });
 
