@@ -23,6 +23,7 @@ import {
   type Managed,
 } from './managed-fields';
 import { apply, Conflicts, update, type ManagedFields, type Updater } from './updater';
+import { zeroObject } from './zero-objects';
 
 export type Subresource = '' | 'status' | 'scale';
 
@@ -190,7 +191,7 @@ export function recordUpdate(ctx: FieldManagerContext, live: KubeObject | undefi
 }
 
 function emptyObject(ctx: FieldManagerContext): KubeObject {
-  return { apiVersion: apiVersionOf(ctx), kind: ctx.kind, metadata: {} };
+  return zeroObject(apiVersionOf(ctx), ctx.kind) as KubeObject;
 }
 
 export interface AppliedObject {

@@ -280,3 +280,25 @@ describe('subresources and odd keys', () => {
     expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
   });
 });
+
+describe('create entries as kube writes them', () => {
+  it('a Deployment create owns defaulted fields; parents present in the empty Deployment carry no "."', () => {
+    const { store } = memoryStore();
+    const body = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels: { app: 'web' } },
+      spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } },
+    };
+    const res = run(store, { verb: 'create', namespace: 'default', body: JSON.stringify(body), fieldManager: 'kubectl-create' }, deployments);
+    const e = entries(res.body)[0];
+    expect(e).toMatchObject({ manager: 'kubectl-create', operation: 'Update', apiVersion: 'apps/v1' });
+    const spec = (e.fieldsV1 as Record<string, any>)['f:spec'];
+    expect(Object.keys(spec)).toEqual(['f:progressDeadlineSeconds', 'f:replicas', 'f:revisionHistoryLimit', 'f:selector', 'f:strategy', 'f:template']);
+    expect(spec['f:strategy']).toEqual({ 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} });
+    expect(Object.keys(spec['f:template'])).toEqual(['f:metadata', 'f:spec']);
+    expect(spec['f:template']['f:metadata']).toEqual({ 'f:labels': { '.': {}, 'f:app': {} } });
+    const containers = spec['f:template']['f:spec']['f:containers'];
+    expect(Object.keys(containers)).toEqual(['k:{"name":"nginx"}']);
+    expect(Object.keys(containers['k:{"name":"nginx"}'])).toEqual(['.', 'f:image', 'f:imagePullPolicy', 'f:name', 'f:resources', 'f:terminationMessagePath', 'f:terminationMessagePolicy']);
+    expect((e.fieldsV1 as Record<string, any>)['f:metadata']).toEqual({ 'f:labels': { '.': {}, 'f:app': {} } });
+  });
+});
