@@ -174,6 +174,23 @@ describe('kubectl apply --server-side', () => {
     expect(updated.json.data).toEqual({ k: 'patched' });
   });
 
+  it('an apply to a Role cannot grant what the applier does not hold', async () => {
+    await http(r, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles',
+      { metadata: { name: 'role-patcher' }, rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['get', 'patch'] }] });
+    await http(r, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'patcher-roles' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'role-patcher' },
+      subjects: [{ kind: 'User', name: 'patcher', apiGroup: 'rbac.authorization.k8s.io' }],
+    });
+    const ROLES = '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles';
+    await http(r, 'POST', ROLES, { metadata: { name: 'target' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] });
+    const escalate = await http(r, 'PATCH', `${ROLES}/target?fieldManager=p&force=true`,
+      JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'target' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] }),
+      { authorization: 'Bearer patcher-token', 'content-type': 'application/apply-patch+yaml' });
+    expect(escalate.status).toBe(403);
+    expect(escalate.json.message).toContain('is attempting to grant RBAC permissions not currently held');
+    expect((await http(r, 'GET', `${ROLES}/target`)).json.rules[0].resources).toEqual(['configmaps']);
+  });
+
   it('records non-apply writes under the User-Agent prefix', async () => {
     await http(r, 'POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ua' }, data: { k: 'v' } }, { 'user-agent': 'my-controller/1.0 (linux)' });
     const obj = (await http(r, 'GET', `${CM}/ua`)).json;

@@ -10,6 +10,7 @@ import { forbidden, StatusError } from '../../core/status';
 import type { WriteRequest } from '../../core/writes';
 import { applyPatch } from '../../core/patch/apply-patch';
 import { decodePatchBody, patchTypeOf } from '../../core/patch/patch-body';
+import { isApplyPatch, parseApplyBody } from '../../core/apply/apply-body';
 import { describeRule, type PolicyRule } from '../../core/rbac/rules';
 import type { RoleRef } from '../../core/rbac/authorize';
 import type { AppEnv } from '../env';
@@ -40,6 +41,8 @@ async function candidateObject(c: Context<AppEnv>, type: ResourceType, info: Res
   try {
     if (req.verb === 'create' || req.verb === 'update') return JSON.parse(req.body) as RbacCandidate;
     if (req.verb !== 'patch') return undefined;
+    // Server-side apply: the rules and roleRef it sets are the config's (both are atomic).
+    if (isApplyPatch(req.patchType)) return parseApplyBody(req.body, 'Ignore', undefined) as RbacCandidate;
     const patchType = patchTypeOf(req.patchType);
     if (!patchType) return undefined;
     const current = await storeFor(c.env, type).get(groupResource(type), { namespace: info.namespace, name: info.name, subresource: '' });
