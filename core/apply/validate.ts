@@ -4,6 +4,7 @@
 // object ("failed to create typed patch object (...)"), so SSA rejects unknown fields a POST would prune.
 
 import type { SchemaNode } from '../schema/node';
+import { goValue } from '../patch/go-format';
 import { pathString, type PathElement } from './path-element';
 import { atomOf, fieldNode, isMap, itemElement, ListItemError } from './schema-view';
 
@@ -39,14 +40,14 @@ function walk(node: SchemaNode, v: unknown, path: PathElement[], errors: string[
     if (v === null) return;
     if (a.scalar === 'numeric' && typeof v !== 'number') push(errors, path, `expected numeric (int or float), got ${goTypeOf(v)}`);
     else if (a.scalar === 'string' && typeof v !== 'string') push(errors, path, `expected string, got &value.valueUnstructured{Value:${JSON.stringify(v)}}`);
-    else if (a.scalar === 'boolean' && typeof v !== 'boolean') push(errors, path, `expected boolean, got &{${JSON.stringify(v)}}`);
-    else if (a.scalar === 'untyped' && (Array.isArray(v) || isMap(v))) push(errors, path, `expected any scalar, got &{${JSON.stringify(v)}}`);
+    else if (a.scalar === 'boolean' && typeof v !== 'boolean') push(errors, path, `expected boolean, got &{${goValue(v)}}`);
+    else if (a.scalar === 'untyped' && (Array.isArray(v) || isMap(v))) push(errors, path, `expected any scalar, got &{${goValue(v)}}`);
     return;
   }
   if (a.t === 'list') {
     if (v === null) return;
     if (!Array.isArray(v)) {
-      push(errors, path, `expected list, got &{${JSON.stringify(v)}}`);
+      push(errors, path, `expected list, got &{${goValue(v)}}`);
       return;
     }
     if (a.rel === 'atomic') {
@@ -75,7 +76,7 @@ function walk(node: SchemaNode, v: unknown, path: PathElement[], errors: string[
   }
   if (v === null) return;
   if (!isMap(v)) {
-    push(errors, path, `expected map, got &{${JSON.stringify(v)}}`);
+    push(errors, path, `expected map, got &{${goValue(v)}}`);
     return;
   }
   for (const key of Object.keys(v)) {

@@ -111,3 +111,21 @@ describe('managed-fields bookkeeping', () => {
     expect(managers.slice(1)).toEqual(['m3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10', 'm11']);
   });
 });
+
+describe('typing an applied config (SMD validate)', () => {
+  it('words type errors, missing keys and duplicates as SMD does, several as a list', async () => {
+    const { validateValue, formatErrors } = await import('../../../core/apply/validate');
+    const svc = kindNode('', 'v1', 'Service')!;
+    expect(validateValue(deployment, { spec: { replicas: 'x', paused: 'no' } })).toEqual([
+      '.spec.replicas: expected numeric (int or float), got string',
+      '.spec.paused: expected boolean, got &{no}',
+    ]);
+    expect(validateValue(svc, { spec: { ports: [{ name: 'a' }, { port: 1 }, { port: 1 }] } })).toEqual([
+      '.spec.ports: element 0: associative list with keys has an element that omits key field "port" (and doesn\'t have default value)',
+      '.spec.ports: duplicate entries for key [port=1,protocol="TCP"]',
+    ]);
+    expect(formatErrors(['a', 'b'])).toBe('errors:\n  a\n  b');
+    // Quantities and int-or-strings take numbers or strings.
+    expect(validateValue(pod, { spec: { containers: [{ name: 'c', resources: { limits: { cpu: 1 } }, ports: [{ containerPort: 80 }] }] } })).toEqual([]);
+  });
+});
