@@ -4,7 +4,7 @@
 import { apiVersionOf, type ResourceType } from './registry';
 import {
   alreadyExists, badRequest, conflict, generateNameConflict, invalid, notFound,
-  OPTIMISTIC_LOCK_MESSAGE, requestEntityTooLarge, StatusError, success, unsupportedMediaType,
+  OPTIMISTIC_LOCK_MESSAGE, requestEntityTooLarge, StatusError, success, unsupportedMediaType, type Status,
 } from './status';
 import {
   asTypedObject, fillCreateMeta, mergeStatusUpdate, mergeUpdateMeta, reconcileNamespace, sameJson, timestamp,
@@ -24,6 +24,9 @@ import { matchesObject } from './list-filter';
 import type { ParsedSelectors } from './list-options';
 import type { WriteGuard } from './rbac/escalation';
 import { typeHooks, type HookEnv } from './crd/write-hooks';
+import { recordWrite, serverSideApply } from './apply/write-hooks';
+import { APPLY_PATCH_CONTENT_TYPE, checkPatchOptions, checkWriteOptions, isApplyPatch } from './apply/apply-body';
+import { managerOrUserAgent } from './apply/manager-name';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -44,14 +47,25 @@ export interface WriteEnv {
   // Checks the object a create or update is about to store, before validation as kube's registry
   // transforms do (e.g. RBAC escalation prevention, core/rbac/escalation.ts); throws to refuse.
   guard?: WriteGuard;
+  manager?: string; // the field manager of this write (fieldManager, else the User-Agent's prefix)
 }
 
-export type WriteRequest =
+export type WriteRequest = (
   | { verb: 'create'; namespace: string; body: string }
   | { verb: 'update'; namespace: string; name: string; subresource: string; body: string }
   | { verb: 'patch'; namespace: string; name: string; subresource: string; patchType: string; body: string }
   | { verb: 'delete'; namespace: string; name: string; body: string; query: DeleteQuery }
-  | { verb: 'deletecollection'; namespace: string; selectors: ParsedSelectors; body: string; query: DeleteQuery };
+  | { verb: 'deletecollection'; namespace: string; selectors: ParsedSelectors; body: string; query: DeleteQuery }
+) & WriteAttribution;
+
+/** Who writes, for managedFields: the `fieldManager` parameter and User-Agent; `force` (apply only). */
+export interface WriteAttribution {
+  fieldManager?: string;
+  userAgent?: string;
+  force?: boolean;
+  /** Why the object may not be created (RBAC, namespace lifecycle): an apply that would create it fails so. */
+  createRefused?: Status;
+}
 
 export interface DeleteQuery {
   gracePeriodSeconds?: string;
@@ -80,6 +94,9 @@ function utf8Length(s: string): number {
 }
 
 export function executeWrite(store: WriteStore, env: WriteEnv, req: WriteRequest): WriteResponse {
+  if (req.verb === 'create' || req.verb === 'update') checkWriteOptions(req.verb === 'create' ? 'CreateOptions' : 'UpdateOptions', req.fieldManager);
+  if (req.verb === 'patch') checkPatchOptions(isApplyPatch(req.patchType), req.fieldManager, req.force);
+  env = { ...env, manager: managerOrUserAgent(req.fieldManager, req.userAgent) };
   switch (req.verb) {
     case 'create':
       return create(store, env, req.namespace, req.body);
@@ -137,8 +154,12 @@ function decoded(store: WriteStore, env: WriteEnv, obj: unknown, source: Pick<De
 }
 
 function create(store: WriteStore, env: WriteEnv, namespace: string, body: string): WriteResponse {
+  return createObject(store, env, namespace, decoded(store, env, parseObjectBody(env.type.kind, body), { text: body }), true);
+}
+
+/** Stores a new object; `track` is false when managedFields were already set (create by apply). */
+export function createObject(store: WriteStore, env: WriteEnv, namespace: string, obj: KubeObject, track: boolean): WriteResponse {
   const { type } = env;
-  const obj = decoded(store, env, parseObjectBody(type.kind, body), { text: body });
   reconcileNamespace(type, obj, namespace);
   env.guard?.(obj, undefined);
   const m = obj.metadata;
@@ -147,6 +168,7 @@ function create(store: WriteStore, env: WriteEnv, namespace: string, body: strin
   validateObject(type, obj);
   fillCreateMeta(env, obj);
   applyDefaults(obj);
+  if (track) recordWrite(env, undefined, obj, '');
   if (type.kind === 'Service') allocateClusterIP(store, obj, env.newUid());
   typeHooks(type)?.prepare(obj, undefined, '', hookEnv(store, env));
   checkSize(obj);
@@ -179,8 +201,11 @@ function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { v
   return replace(store, env, current, decoded(store, env, body, { text: req.body }), req.subresource);
 }
 
-/** Stores `next` in place of `current`: optimistic concurrency, metadata rules, no-op detection, finalizers. */
-function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: KubeObject, subresource: string): WriteResponse {
+/**
+ * Stores `next` in place of `current`: optimistic concurrency, metadata rules, no-op detection, finalizers.
+ * `track` is false when managedFields were already set (apply).
+ */
+export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: KubeObject, subresource: string, track = true): WriteResponse {
   const { type } = env;
   const name = current.metadata.name!;
   reconcileNamespace(type, next, current.metadata.namespace ?? '');
@@ -203,6 +228,8 @@ function replace(store: WriteStore, env: WriteEnv, current: KubeObject, next: Ku
     const causes = immutableViolations(type.kind, current, merged);
     if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));
   }
+  if (track) recordWrite(env, current, merged, subresource);
+  else if (subresource === 'status') merged.metadata.managedFields = next.metadata.managedFields; // set by apply
   validateObject(type, merged, current, subresource !== 'status');
   typeHooks(type)?.prepare(merged, current, subresource, hookEnv(store, env));
   checkSize(merged);
@@ -226,7 +253,7 @@ function replaceScale(store: WriteStore, env: WriteEnv, current: KubeObject, bod
       field: 'spec.replicas',
     }]));
   }
-  const result = replace(store, env, current, withScale(current, scale, env.type.custom?.scale), '');
+  const result = replace(store, env, current, withScale(current, scale, env.type.custom?.scale), 'scale');
   return { code: result.code, body: scaleOf(result.body as KubeObject, env.type.custom?.scale) };
 }
 
@@ -234,8 +261,8 @@ function patch(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { ve
   const { type } = env;
   checkSubresource(type, req.subresource);
   const patchType = patchTypeOf(req.patchType);
-  // Server-side apply (application/apply-patch+yaml) is not served yet: 415 like any unknown type.
-  if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, Object.values(PATCH_CONTENT_TYPES)));
+  if (!patchType && isApplyPatch(req.patchType)) return serverSideApply(store, env, req);
+  if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, [...Object.values(PATCH_CONTENT_TYPES), APPLY_PATCH_CONTENT_TYPE]));
   const accepted = typeHooks(type)?.patchTypes;
   if (accepted && !accepted.includes(PATCH_CONTENT_TYPES[patchType])) throw new StatusError(unsupportedMediaType(req.patchType, accepted));
   const current = existing(store, type, req.namespace, req.name);

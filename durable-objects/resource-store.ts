@@ -389,7 +389,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     for (const row of this.log.objects()) this.cache.state.set(this.cache.entry(row.key, row.revision, row.value));
     this.replication = new Replication(this.ctx, this.env, groupResource, this.log, () => this.cache.revision, () => this.compacted);
     if (this.cache.revision === 0) {
-      for (const seed of SEEDS[groupResource] ?? []) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed) }, { escalation: SYSTEM_GRANT });
+      // Bootstrap objects are kube-apiserver's own writes (its managedFields manager).
+      for (const seed of SEEDS[groupResource] ?? []) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed), fieldManager: 'kube-apiserver' }, { escalation: SYSTEM_GRANT });
     }
     this.cache.restoreSockets();
     this.replication.announce();

@@ -11,6 +11,7 @@ import { applyPatch } from '../../core/patch/apply-patch';
 import { decodePatchBody, patchTypeOf } from '../../core/patch/patch-body';
 import { isPrivileged } from '../../core/rbac/authorize';
 import { guardsEscalation, RBAC_GROUP, type EscalationGrant } from '../../core/rbac/escalation';
+import { isApplyPatch, parseApplyBody } from '../../core/apply/apply-body';
 import type { AppEnv } from '../env';
 import { authorizerFor } from '../authz';
 import { storeFor } from '../stores';
@@ -44,6 +45,11 @@ export async function escalationGrant(c: Context<AppEnv>, type: ResourceType, in
 async function expectedRoleRef(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, req: WriteRequest): Promise<unknown> {
   try {
     if (req.verb !== 'patch') return (JSON.parse(req.body) as { roleRef?: unknown })?.roleRef;
+    // Server-side apply: roleRef is atomic, so the config's is the one written (or the current one if it sets none).
+    if (isApplyPatch(req.patchType)) {
+      const config = parseApplyBody(req.body, 'Ignore', undefined) as { roleRef?: unknown } | undefined;
+      if (config?.roleRef !== undefined) return config.roleRef;
+    }
     const current = await storeFor(c.env, type).get(groupResource(type), { namespace: info.namespace, name: info.name, subresource: '' });
     if (!current.ok) return undefined;
     const doc = JSON.parse(current.value.body) as { roleRef?: unknown };

@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import { groupResource, type ResourceType } from '../../core/registry';
-import { badRequest, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
+import { badRequest, forbidden, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
 import { toTableIsolated } from '../../core/table-isolated';
 import { logRenderError } from '../../core/list-render';
 import type { StoreReply } from '../../durable-objects/resource-store';
@@ -21,7 +21,9 @@ import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { watch } from './watch';
 import { review, tokenRequest } from './reviews';
 import { escalationGrant, RBAC_GROUP } from './escalation';
-import { allAuthorizers } from '../authz';
+import { allAuthorizers, authorizerFor, resourceAttributes } from '../authz';
+import { forbiddenReason } from '../../core/rbac/authorize';
+import { isApplyPatch } from '../../core/apply/apply-body';
 import { clientKey, replicaFor, servableByReplica } from '../replicas';
 import { forwardedCrdRevision } from '../../durable-objects/custom-types';
 import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
@@ -140,6 +142,31 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
         verb: 'deletecollection', namespace, body, query: deleteQuery(q),
         selectors: parseSelectors({ labelSelector: q.get('labelSelector') ?? '', fieldSelector: q.get('fieldSelector') ?? '' }, type),
       };
+  }
+  if (req.verb === 'create' || req.verb === 'update' || req.verb === 'patch') {
+    // The field manager of the write (managedFields): kube takes it from here, else from the User-Agent.
+    req.fieldManager = q.get('fieldManager') ?? undefined;
+    req.userAgent = c.req.header('user-agent') ?? undefined;
+    const force = optionalQueryBool(q, 'force');
+    if (force !== undefined) req.force = force;
+  }
+  if (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) {
+    // An apply that creates needs `create` too (apiserver handlers/update.go withAuthorization) and a
+    // live namespace; the store, which alone knows whether the object exists, refuses the create with this.
+    const user = c.get('user');
+    const attrs = resourceAttributes({ ...info, verb: 'create' });
+    const shard = authorizerFor(c.env, user);
+    if (!(await shard.stub.check(shard.name, user, attrs))) {
+      req.createRefused = forbidden({ group: type.group, resource: type.resource }, name, forbiddenReason(user, attrs));
+    } else {
+      // Namespace lifecycle admission, which applies to creates only.
+      // Its namespace revision fences the create against a concurrent namespace deletion, as for a POST.
+      namespaceRevision = await admitCreate(c.env, type, namespace, JSON.stringify({ metadata: { name } })).catch((e) => {
+        if (!(e instanceof StatusError)) throw e;
+        req.createRefused = e.status;
+        return undefined;
+      });
+    }
   }
   const isRbac = type.group === RBAC_GROUP;
   const escalation = isRbac ? await escalationGrant(c, type, info, req) : undefined;

@@ -97,7 +97,7 @@ describe('escalation guard on roles', () => {
 
   it('answers an unknown patch type 415 and writes nothing', () => {
     const { store, objects, before } = setup();
-    const s = statusOf(() => write(store, roles, { verb: 'patch', namespace: 'ns-a', name: 'reader', subresource: '', patchType: 'application/apply-patch+yaml', body: 'rules: []' }, grant()));
+    const s = statusOf(() => write(store, roles, { verb: 'patch', namespace: 'ns-a', name: 'reader', subresource: '', patchType: 'application/xml', body: 'rules: []' }, grant()));
     expect(s.code).toBe(415);
     expect(objects.get('ns-a/reader')).toEqual(before);
   });

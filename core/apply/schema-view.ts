@@ -1,0 +1,138 @@
+// Core (server-side apply): how the merge sees a schema node — structured-merge-diff's atoms (scalar,
+// list, map) with their element relationships, read off the one schema form (core/schema/node.ts) the
+// way kube-openapi's schemaconv builds SMD schemas:
+// - arrays: x-kubernetes-list-type (atomic | set | map + list-map-keys); without it, patchStrategy
+//   "merge" makes a keyed list (patchMergeKey) or a set; otherwise atomic;
+// - objects: properties make a struct, additionalProperties a map; x-kubernetes-map-type atomic makes
+//   either one leaf; preserve-unknown-fields (or neither) lets unknown keys through as "deduced";
+// - untyped nodes (RawExtension, JSON) are "deduced" from the value: maps granular, lists atomic.
+
+import type { SchemaNode } from '../schema/node';
+import { fieldElement, keyElement, valueElement, type PathElement } from './path-element';
+
+export const DEDUCED: SchemaNode = {};
+
+export type ScalarType = 'string' | 'numeric' | 'boolean' | 'untyped';
+
+export type Atom =
+  | { t: 'scalar'; scalar: ScalarType }
+  | { t: 'list'; elem: SchemaNode; rel: 'atomic' | 'set' | 'map'; keys: readonly string[] }
+  | { t: 'map'; fields?: Record<string, SchemaNode>; elem?: SchemaNode; atomic: boolean };
+
+const DEDUCED_LIST: Atom = { t: 'list', elem: DEDUCED, rel: 'atomic', keys: [] };
+const DEDUCED_MAP: Atom = { t: 'map', elem: DEDUCED, atomic: false };
+const UNTYPED: Atom = { t: 'scalar', scalar: 'untyped' };
+
+const atoms = new WeakMap<SchemaNode, Atom>();
+
+/** The atom of `node` for `value` (only deduced nodes depend on the value). */
+export function atomOf(node: SchemaNode, value: unknown): Atom {
+  if (isDeduced(node)) return Array.isArray(value) ? DEDUCED_LIST : isMap(value) ? DEDUCED_MAP : UNTYPED;
+  let a = atoms.get(node);
+  if (!a) {
+    a = build(node);
+    atoms.set(node, a);
+  }
+  return a;
+}
+
+function isDeduced(n: SchemaNode): boolean {
+  if (n.special === 'raw') return true;
+  return n.type === undefined && !n.special && !n.properties && !n.additionalProperties && !n.items;
+}
+
+function build(n: SchemaNode): Atom {
+  if (n.special === 'int-or-string' || n.special === 'quantity') return UNTYPED;
+  if (n.special === 'time' || n.special === 'micro-time') return { t: 'scalar', scalar: 'string' };
+  if (n.type === 'array' || n.items) return listAtom(n);
+  if (n.type === 'object' || n.properties || n.additionalProperties) {
+    const elem = n.additionalProperties ?? (n.preserveUnknownFields || !n.properties ? DEDUCED : undefined);
+    return { t: 'map', fields: n.properties, elem, atomic: n.mapType === 'atomic' };
+  }
+  if (n.type === 'string') return { t: 'scalar', scalar: 'string' };
+  if (n.type === 'integer' || n.type === 'number') return { t: 'scalar', scalar: 'numeric' };
+  if (n.type === 'boolean') return { t: 'scalar', scalar: 'boolean' };
+  return UNTYPED;
+}
+
+function listAtom(n: SchemaNode): Atom {
+  const elem = n.items ?? DEDUCED;
+  if (n.listType === 'atomic') return { t: 'list', elem, rel: 'atomic', keys: [] };
+  if (n.listType === 'set') return { t: 'list', elem, rel: 'set', keys: [] };
+  if (n.listType === 'map') return { t: 'list', elem, rel: 'map', keys: n.listMapKeys ?? [] };
+  if (n.patchStrategy?.split(',')[0] === 'merge') {
+    return n.patchMergeKey ? { t: 'list', elem, rel: 'map', keys: [n.patchMergeKey] } : { t: 'list', elem, rel: 'set', keys: [] };
+  }
+  return { t: 'list', elem, rel: 'atomic', keys: [] };
+}
+
+/** The schema of map key `key`: its struct field, else the element type (undefined: not declared). */
+export function fieldNode(a: Extract<Atom, { t: 'map' }>, key: string): SchemaNode | undefined {
+  const f = a.fields?.[key];
+  return f ?? a.elem;
+}
+
+export function isStructField(a: Atom, key: string): boolean {
+  return a.t === 'map' && a.fields?.[key] !== undefined;
+}
+
+// Key fields whose Go type has a +default (the served OpenAPI carries them; the swagger we compile from
+// does not): kube fills a missing key from it (SMD getAssociativeKeyDefault).
+const KEY_DEFAULTS: Record<string, Record<string, unknown>> = {
+  'io.k8s.api.core.v1.ContainerPort': { protocol: 'TCP' },
+  'io.k8s.api.core.v1.ServicePort': { protocol: 'TCP' },
+  'io.k8s.api.core.v1.EndpointPort': { protocol: 'TCP' },
+  'io.k8s.api.discovery.v1.EndpointPort': { protocol: 'TCP' },
+};
+
+export class ListItemError extends Error {}
+
+/** The path element of a list item (SMD listItemToPathElement); throws ListItemError with SMD's text. */
+export function itemElement(a: Extract<Atom, { t: 'list' }>, item: unknown): PathElement {
+  if (a.keys.length > 0) {
+    if (item === null) throw new ListItemError('associative list with keys may not have a null element');
+    if (!isMap(item)) throw new ListItemError('associative list with keys may not have non-map elements');
+    const fields: [string, unknown][] = [];
+    for (const k of a.keys) {
+      if (Object.prototype.hasOwnProperty.call(item, k)) fields.push([k, item[k]]);
+      else {
+        const def = a.elem.properties?.[k]?.default ?? KEY_DEFAULTS[a.elem.definition ?? '']?.[k];
+        if (def === undefined) {
+          throw new ListItemError(`associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
+        }
+        fields.push([k, def]);
+      }
+    }
+    return keyElement(fields);
+  }
+  if (isMap(item)) throw new ListItemError("associative list without keys has an element that's a map type");
+  if (Array.isArray(item)) throw new ListItemError('not supported: associative list with lists as elements');
+  if (item === null) throw new ListItemError("associative list without keys has an element that's an explicit null");
+  return valueElement(item);
+}
+
+export function mapElement(key: string): PathElement {
+  return fieldElement(key);
+}
+
+export function isMap(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** value.Equals: deep equality, numbers by value, maps regardless of key order. */
+export function valuesEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!valuesEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (isMap(a)) {
+    if (!isMap(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    for (const k of ka) if (!Object.prototype.hasOwnProperty.call(b, k) || !valuesEqual(a[k], b[k])) return false;
+    return true;
+  }
+  return false;
+}

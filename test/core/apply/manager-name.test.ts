@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { managerOrUserAgent, validateFieldManager } from '../../../core/apply/manager-name';
+import { checkPatchOptions } from '../../../core/apply/apply-body';
+import { statusOf } from '../status-of';
+
+describe('field manager names', () => {
+  it('defaults to the User-Agent up to its first "/", printable characters only, at most 128 bytes', () => {
+    expect(managerOrUserAgent(undefined, 'kubectl/v1.32.0 (linux/amd64) kubernetes/abc')).toBe('kubectl');
+    expect(managerOrUserAgent(undefined, 'Go-http-client/1.1')).toBe('Go-http-client');
+    expect(managerOrUserAgent('kubectl-edit', 'kubectl/v1.32.0')).toBe('kubectl-edit');
+    expect(managerOrUserAgent(undefined, 'a\u0007b/1')).toBe('ab');
+    expect(managerOrUserAgent(undefined, 'x'.repeat(200))).toHaveLength(128);
+    expect(managerOrUserAgent(undefined, undefined)).toBe('');
+  });
+
+  it('rejects long or unprintable managers with kube\'s causes', () => {
+    expect(validateFieldManager('x'.repeat(129))).toEqual([{ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' }]);
+    expect(validateFieldManager('a\nb')[0].message).toBe('Invalid value: "a\\nb": invalid character U+000A (at position 1)');
+    expect(statusOf(() => checkPatchOptions(true, 'x'.repeat(129), undefined)).message)
+      .toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes');
+  });
+});
