@@ -3,6 +3,7 @@
 // template hashes and equality, revisions, status and conditions.
 
 import type { KubeObject } from '../client/types';
+import type { LabelSelectorSpec } from '../core/selectors/label-selector';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
 export const REVISION_HISTORY = 'deployment.kubernetes.io/revision-history';
@@ -19,7 +20,7 @@ export type IntOrString = number | string;
 
 export interface DeploymentSpec {
   replicas?: number;
-  selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
+  selector?: LabelSelectorSpec;
   template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: unknown };
   strategy?: { type?: string; rollingUpdate?: { maxSurge?: IntOrString; maxUnavailable?: IntOrString } };
   minReadySeconds?: number;

@@ -133,6 +133,8 @@ export const SEEDS: Record<string, object[]> = {
     clusterRole('system:public-info-viewer', [{ nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'], verbs: ['get'] }]),
     clusterRole('system:kube-controller-manager', KUBE_CONTROLLER_MANAGER),
     clusterRole('system:node', NODE),
+    // Until the gateway serves pods/binding, the simulated nodes place pods by patching spec.nodeName.
+    clusterRole('edgeplane:simulated-node-binding', [{ apiGroups: [''], resources: ['pods'], verbs: ['patch'] }]),
     ...CONTROLLER_CLUSTER_ROLES,
   ],
   'rbac.authorization.k8s.io/clusterrolebindings': [
@@ -146,6 +148,7 @@ export const SEEDS: Record<string, object[]> = {
     // kube ships system:node unbound (the Node authorizer decides for kubelets); the simulated nodes get it
     // through this edgeplane binding instead.
     bindGroups('edgeplane:simulated-nodes', 'system:node', ['system:nodes']),
+    bindGroups('edgeplane:simulated-node-binding', 'edgeplane:simulated-node-binding', ['system:nodes']),
     ...CONTROLLER_BINDINGS,
   ],
 };

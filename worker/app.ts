@@ -14,6 +14,7 @@ import { testHooks } from './routes/test-hooks';
 import { handleResource } from './handlers/resource';
 import { ui } from './routes/ui';
 import { consoleApi } from './routes/console-api';
+import { ensureControllers } from './controllers';
 
 export const app = new Hono<AppEnv>();
 
@@ -26,6 +27,7 @@ app.onError((err) => {
 app.notFound(() => statusResponse(unknownResource()));
 
 app.use('*', requireSecrets); // 503 naming the secret when none to sign ServiceAccount tokens with is set
+app.use('*', ensureControllers); // wakes the controller manager singleton once per isolate
 
 // The console's assets are public (the API calls they make are not).
 app.route('/', ui);
