@@ -12,7 +12,7 @@ import { kubeTime, type EventRecorder } from './events';
 import type { SharedInformer } from './informers';
 import { adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, newControllerRef, releasePatch, selectorMatcher } from './owner-refs';
 import { isPodActive } from './pods';
-import { runWorker, WorkQueue } from './workqueue';
+import { logSyncError, runWorker, WorkQueue } from './workqueue';
 import {
   availableReplicas, byCreation, calculateStatus, computeHash, deploymentComplete, deploymentProgressing, deploymentTimedOut,
   dSpec, dStatus, equalIgnoreHash, findActiveOrLatest, findNewReplicaSet, getCondition, isRollingUpdate, isSaturated,
@@ -65,7 +65,7 @@ export class DeploymentController {
   run(workers = 5): Promise<void>[] {
     return Array.from({ length: workers }, () => runWorker(this.queue, (k) => this.sync(k), {
       maxRetries: MAX_RETRIES,
-      onError: (k, e) => console.error(`${COMPONENT}: sync ${k}: ${(e as Error).message}`),
+      onError: logSyncError(COMPONENT),
     }));
   }
 

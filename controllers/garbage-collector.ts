@@ -11,7 +11,7 @@ import { isNotFound, type Api, type ResourceRef } from './api-client';
 import type { Clock } from './clock';
 import type { SharedInformer } from './informers';
 import { ownerRefs, type OwnerReference } from './owner-refs';
-import { runWorker, WorkQueue } from './workqueue';
+import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const COMPONENT = 'garbage-collector-controller';
 const ORPHAN = 'orphan';
@@ -78,7 +78,7 @@ export class GarbageCollector {
   }
 
   run(workers = 5): Promise<void>[] {
-    const onError = (k: string, e: unknown) => console.error(`${COMPONENT}: ${k}: ${(e as Error).message}`);
+    const onError = logSyncError(COMPONENT);
     return [
       ...Array.from({ length: workers }, () => runWorker(this.attemptToDelete, (uid) => this.processDelete(uid), { onError })),
       runWorker(this.attemptToOrphan, (uid) => this.processOrphan(uid), { onError }),

@@ -10,7 +10,7 @@ import { isAlreadyExists, isNotFound, RESOURCES, type Api } from './api-client';
 import type { Clock } from './clock';
 import { kubeTime } from './events';
 import type { SharedInformer } from './informers';
-import { runWorker, WorkQueue } from './workqueue';
+import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const KUBELET_VERSION = 'v1.32.0-edgeplane';
 
@@ -79,18 +79,22 @@ export class PodReadinessSimulator {
   readonly queue: WorkQueue;
   private readonly ipsInUse = new Set<string>();
   private readonly reported = new Map<string, string>(); // pod key → uid reported Running, until the informer shows it
+  private readonly placed = new Map<string, number>(); // pod key → node index, including placements the informer has not shown yet
 
   constructor(private readonly d: SimulatorDeps) {
     this.queue = new WorkQueue(d.clock);
     const track = (p: KubeObject) => {
       const ip = (p.status as { podIP?: string } | undefined)?.podIP;
       if (ip) this.ipsInUse.add(ip);
+      const node = /^node-(\d+)$/.exec((p.spec as { nodeName?: string } | undefined)?.nodeName ?? '');
+      if (node) this.placed.set(objectKey(p), Number(node[1]));
       this.queue.add(objectKey(p));
     };
     d.pods.addHandlers({
       add: track, update: track,
       delete: (p) => {
         this.reported.delete(objectKey(p));
+        this.placed.delete(objectKey(p));
         const ip = (p.status as { podIP?: string } | undefined)?.podIP;
         if (ip) this.ipsInUse.delete(ip);
       },
@@ -109,16 +113,13 @@ export class PodReadinessSimulator {
       await api.patch(RESOURCES.nodes, '', nodeName(i), 'merge', { status: nodeStatus(i, kubeTime(this.d.clock.now())) }, 'status');
     }
     return Array.from({ length: workers }, () => runWorker(this.queue, (k) => this.sync(k), {
-      onError: (k, e) => console.error(`pod-readiness-simulator: ${k}: ${(e as Error).message}`),
+      onError: logSyncError('pod-readiness-simulator'),
     }));
   }
 
   private leastLoadedNode(): number {
     const counts = new Array<number>(this.d.count + 1).fill(0);
-    for (const p of this.d.pods.list()) {
-      const n = /^node-(\d+)$/.exec((p.spec as { nodeName?: string } | undefined)?.nodeName ?? '');
-      if (n && Number(n[1]) <= this.d.count) counts[Number(n[1])]++;
-    }
+    for (const n of this.placed.values()) if (n <= this.d.count) counts[n]++;
     let best = 1;
     for (let i = 2; i <= this.d.count; i++) if (counts[i] < counts[best]) best = i;
     return best;
@@ -146,8 +147,10 @@ export class PodReadinessSimulator {
     if (this.reported.get(key) === pod.metadata.uid) return; // our report is on its way through the informer
     let assigned = (pod.spec as { nodeName?: string } | undefined)?.nodeName ?? '';
     let index = Number(/^node-(\d+)$/.exec(assigned)?.[1] ?? 0);
-    if (!assigned) {
+    if (assigned) this.placed.set(key, index);
+    else {
       index = this.leastLoadedNode();
+      this.placed.set(key, index);
       assigned = nodeName(index);
       try {
         await this.d.apiFor(assigned).patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'merge', { spec: { nodeName: assigned }, metadata: { uid: pod.metadata.uid } });

@@ -15,7 +15,7 @@ import {
   adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, newControllerRef, releasePatch, selectorMatcher,
 } from './owner-refs';
 import { compareForDeletion, isPodActive, isPodAvailable, isPodReady } from './pods';
-import { runWorker, WorkQueue } from './workqueue';
+import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const BURST_REPLICAS = 500; // burstReplicas
 export const SLOW_START_INITIAL_BATCH = 1; // SlowStartInitialBatchSize
@@ -130,7 +130,7 @@ export class ReplicaSetController {
 
   run(workers = 5): Promise<void>[] {
     return Array.from({ length: workers }, () => runWorker(this.queue, (k) => this.sync(k), {
-      onError: (k, e) => console.error(`${COMPONENT}: sync ${k}: ${(e as Error).message}`),
+      onError: logSyncError(COMPONENT),
     }));
   }
 

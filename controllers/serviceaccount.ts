@@ -5,7 +5,7 @@ import type { KubeObject } from '../client/types';
 import { isAlreadyExists, RESOURCES, type Api } from './api-client';
 import type { Clock } from './clock';
 import type { SharedInformer } from './informers';
-import { runWorker, WorkQueue } from './workqueue';
+import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const COMPONENT = 'service-account-controller';
 export const MANAGED_ACCOUNTS = ['default'];
@@ -26,7 +26,7 @@ export class ServiceAccountController {
 
   run(workers = 1): Promise<void>[] {
     return Array.from({ length: workers }, () => runWorker(this.queue, (k) => this.sync(k), {
-      onError: (k, e) => console.error(`${COMPONENT}: sync ${k}: ${(e as Error).message}`),
+      onError: logSyncError(COMPONENT),
     }));
   }
 

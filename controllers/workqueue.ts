@@ -149,6 +149,14 @@ export class WorkQueue {
  * The canonical worker loop: take a key, sync it, forget it on success or requeue it rate-limited on
  * failure (dropped after maxRetries when given, as the deployment controller does).
  */
+/** Logs a failed sync, except optimistic-concurrency conflicts: retrying them is routine. */
+export function logSyncError(component: string): (key: string, e: unknown) => void {
+  return (key, e) => {
+    if ((e as { code?: number })?.code === 409) return;
+    console.error(`${component}: sync ${key}: ${(e as Error)?.message ?? e}`);
+  };
+}
+
 export async function runWorker(queue: WorkQueue, sync: (key: string) => Promise<void>, opts: { maxRetries?: number; onError?: (key: string, e: unknown) => void } = {}): Promise<void> {
   for (;;) {
     const key = await queue.get();

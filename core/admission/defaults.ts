@@ -42,10 +42,16 @@ const BY_KIND: Record<string, (obj: Obj) => void> = {
     fill(obj.spec, { type: 'ClusterIP', sessionAffinity: 'None', internalTrafficPolicy: 'Cluster' });
     for (const p of (obj.spec.ports ?? []) as Obj[]) fill(p, { protocol: 'TCP', targetPort: p.port });
   },
-  Deployment: (obj) => workload(obj, {
-    strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
-    progressDeadlineSeconds: 600,
-  }),
+  Deployment: (obj) => {
+    workload(obj, { strategy: {}, progressDeadlineSeconds: 600 });
+    // SetDefaults_Deployment: `strategy: {}` (what kubectl create deployment sends) is filled field by field.
+    const strategy = obj.spec.strategy as Obj;
+    fill(strategy, { type: 'RollingUpdate' });
+    if (strategy.type === 'RollingUpdate') {
+      strategy.rollingUpdate ??= {};
+      fill(strategy.rollingUpdate, { maxUnavailable: '25%', maxSurge: '25%' });
+    }
+  },
   ReplicaSet: (obj) => workload(obj),
   StatefulSet: (obj) => workload(obj, {
     podManagementPolicy: 'OrderedReady', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
