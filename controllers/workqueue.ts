@@ -149,10 +149,14 @@ export class WorkQueue {
  * The canonical worker loop: take a key, sync it, forget it on success or requeue it rate-limited on
  * failure (dropped after maxRetries when given, as the deployment controller does).
  */
-/** Logs a failed sync, except optimistic-concurrency conflicts: retrying them is routine. */
+/**
+ * Logs a failed sync, except conflicts (409) and objects gone meanwhile (404): the informer brings the
+ * news and the retry settles them, routinely.
+ */
 export function logSyncError(component: string): (key: string, e: unknown) => void {
   return (key, e) => {
-    if ((e as { code?: number })?.code === 409) return;
+    const code = (e as { code?: number })?.code;
+    if (code === 409 || code === 404) return;
     console.error(`${component}: sync ${key}: ${(e as Error)?.message ?? e}`);
   };
 }
