@@ -3,7 +3,7 @@
 // `foregroundDeletion` when they are to be deleted first. The first of orphanDependents, propagationPolicy,
 // an existing finalizer and the type's default decides; the garbage collector does the rest.
 
-import { badRequest, StatusError } from './status';
+import { invalid, StatusError } from './status';
 
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
@@ -21,11 +21,18 @@ const ORPHAN_BY_DEFAULT = new Set(['Job', 'ReplicationController']);
 /** The finalizers the object carries after this DELETE; undefined when they do not change. */
 export function deletionFinalizers(kind: string, finalizers: string[] | undefined, options: PropagationOptions): string[] | undefined {
   const policy = options.propagationPolicy;
+  // apimachinery ValidateDeleteOptions: 422 on the DeleteOptions kind of meta.k8s.io.
   if (policy !== undefined && !POLICIES.has(policy)) {
-    throw new StatusError(badRequest(`DeleteOptions.propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`));
+    throw new StatusError(invalid('meta.k8s.io', 'DeleteOptions', '', [{
+      reason: 'FieldValueNotSupported', field: 'propagationPolicy',
+      message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Background", "Foreground", "Orphan"`,
+    }]));
   }
   if (options.orphanDependents !== undefined && policy !== undefined) {
-    throw new StatusError(badRequest('DeleteOptions.propagationPolicy: Invalid value: "' + policy + '": orphanDependents and deletionPropagation cannot be both set'));
+    throw new StatusError(invalid('meta.k8s.io', 'DeleteOptions', '', [{
+      reason: 'FieldValueInvalid', field: 'propagationPolicy',
+      message: `Invalid value: ${JSON.stringify(policy)}: orphanDependents and deletionPropagation cannot be both set`,
+    }]));
   }
   const current = finalizers ?? [];
   const has = (f: string) => current.includes(f);
