@@ -33,7 +33,8 @@ export class ApiEventRecorder implements EventRecorder {
   constructor(private readonly api: Api, private readonly component: string, private readonly clock: Clock, private readonly host = 'edgeplane') {}
 
   event(obj: KubeObject, type: EventType, reason: string, message: string): void {
-    this.chain = this.chain.then(() => this.write(obj, type, reason, message)).catch((e) => {
+    const at = this.clock.now(); // when it happened, not when the write gets its turn
+    this.chain = this.chain.then(() => this.write(obj, type, reason, message, at)).catch((e) => {
       console.error(`${this.component}: event ${reason} not written: ${(e as Error).message}`);
     });
   }
@@ -43,14 +44,14 @@ export class ApiEventRecorder implements EventRecorder {
     return this.chain;
   }
 
-  private async write(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+  private async write(obj: KubeObject, type: EventType, reason: string, message: string, at: number): Promise<void> {
     const m = obj.metadata;
     const namespace = m.namespace || 'default';
     const involved = {
       kind: obj.kind, namespace: m.namespace, name: m.name, uid: m.uid, apiVersion: obj.apiVersion, resourceVersion: m.resourceVersion,
     };
     const key = [this.component, this.host, involved.kind, namespace, involved.name, involved.uid, involved.apiVersion, type, reason, message].join('\u0000');
-    const now = kubeTime(this.clock.now());
+    const now = kubeTime(at);
     const prior = this.seen.get(key);
     if (prior) {
       this.seen.delete(key); // LRU: move to the newest end
@@ -63,7 +64,7 @@ export class ApiEventRecorder implements EventRecorder {
         if (!isNotFound(e)) throw e;
       }
     }
-    const name = `${m.name}.${(BigInt(this.clock.now()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
+    const name = `${m.name}.${(BigInt(at) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
     await this.api.create(RESOURCES.events, namespace, {
       apiVersion: 'v1', kind: 'Event',
       metadata: { name, namespace },
