@@ -72,12 +72,19 @@ export class ControllerManager {
     if (this.stopped) return;
     const leader = await this.elector.tryAcquireOrRenew();
     if (leader && this.workers.length === 0) {
-      this.starting ??= this.startLoops().finally(() => { this.starting = undefined; });
-      await this.starting;
+      // In the background: a first list that keeps failing must not stop the Lease from being renewed.
+      this.starting ??= this.startLoops()
+        .catch((e) => console.error(`controller manager: starting the loops failed: ${(e as Error).message}`))
+        .finally(() => { this.starting = undefined; });
     } else if (!leader && this.workers.length > 0) {
       console.error(`leaderelection lost: ${this.o.identity}`);
       await this.stopLoops();
     }
+  }
+
+  /** Resolves once the loops started by the last tick() are running (or failed to start). */
+  async started(): Promise<void> {
+    await this.starting;
   }
 
   /** Runs tick() every retryPeriod until stop(). */
@@ -93,6 +100,8 @@ export class ControllerManager {
   async stop(): Promise<void> {
     this.stopped = true;
     this.o.clock.clearTimeout(this.renewTimer);
+    await this.stopLoops(); // stops informers still listing, so a start in progress ends
+    await this.starting;
     await this.stopLoops();
   }
 

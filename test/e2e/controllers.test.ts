@@ -253,6 +253,36 @@ describe('controllers', () => {
     expect(res.status).toBe(401);
     expect(res.json).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
   });
+
+  it('rolls out with the Recreate strategy: the old ReplicaSet goes to 0 before the new one grows', async () => {
+    const manifest = JSON.stringify({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'rec', namespace: 'apps' },
+      spec: {
+        replicas: 2, strategy: { type: 'Recreate' }, selector: { matchLabels: { app: 'rec' } },
+        template: { metadata: { labels: { app: 'rec' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    });
+    const applied = await kubectl(r, ['apply', '-f', '-'], manifest);
+    expect(applied.stderr).toBe('');
+    await must(r, '-n', 'apps', 'rollout', 'status', 'deployment/rec', '--timeout=30s');
+    const [first] = (await rsOf(r, 'apps')).filter((x) => x.metadata.name.startsWith('rec-'));
+    await must(r, '-n', 'apps', 'set', 'image', 'deployment/rec', 'c=nginx:1.27');
+    await must(r, '-n', 'apps', 'rollout', 'status', 'deployment/rec', '--timeout=30s');
+    const rss = (await rsOf(r, 'apps')).filter((x) => x.metadata.name.startsWith('rec-'));
+    const second = rss.find((x) => x.metadata.name !== first.metadata.name);
+    expect(rss.map((x) => [x.metadata.name, x.spec.replicas]).sort()).toEqual([[first.metadata.name, 0], [second.metadata.name, 2]].sort());
+    const messages = (await list(r, '/api/v1/namespaces/apps/events?fieldSelector=involvedObject.name=rec,reason=ScalingReplicaSet')).map((e) => e.message);
+    expect(messages).toEqual(expect.arrayContaining([
+      `Scaled down replica set ${first.metadata.name} from 2 to 0`, `Scaled up replica set ${second.metadata.name} from 0 to 2`,
+    ]));
+    // Recreate never surges: the new ReplicaSet was created at 0 and grown straight to 2 once the old pods were gone.
+    expect(messages).not.toContain(`Scaled up replica set ${second.metadata.name} from 0 to 1`);
+    await must(r, '-n', 'apps', 'delete', 'deployment', 'rec');
+    await waitFor('rec\'s ReplicaSets and pods to be collected', async () => {
+      const left = [...(await rsOf(r, 'apps')), ...(await podsOf(r, 'apps'))].filter((o) => o.metadata.name.startsWith('rec-'));
+      return left.length === 0 ? true : undefined;
+    });
+  });
 });
 
 describe('controllers across a restart', () => {
