@@ -80,21 +80,23 @@ export class PodReadinessSimulator {
   private readonly ipsInUse = new Set<string>();
   private readonly reported = new Map<string, string>(); // pod key → uid reported Running, until the informer shows it
   private readonly placed = new Map<string, number>(); // pod key → node index, including placements the informer has not shown yet
+  private readonly perNode: number[]; // pods placed per node index, kept with `placed`
 
   constructor(private readonly d: SimulatorDeps) {
     this.queue = new WorkQueue(d.clock);
+    this.perNode = new Array<number>(d.count + 1).fill(0);
     const track = (p: KubeObject) => {
       const ip = (p.status as { podIP?: string } | undefined)?.podIP;
       if (ip) this.ipsInUse.add(ip);
       const node = /^node-(\d+)$/.exec((p.spec as { nodeName?: string } | undefined)?.nodeName ?? '');
-      if (node) this.placed.set(objectKey(p), Number(node[1]));
+      if (node) this.place(objectKey(p), Number(node[1]));
       this.queue.add(objectKey(p));
     };
     d.pods.addHandlers({
       add: track, update: track,
       delete: (p) => {
         this.reported.delete(objectKey(p));
-        this.placed.delete(objectKey(p));
+        this.place(objectKey(p), undefined);
         const ip = (p.status as { podIP?: string } | undefined)?.podIP;
         if (ip) this.ipsInUse.delete(ip);
       },
@@ -118,11 +120,20 @@ export class PodReadinessSimulator {
   }
 
   private leastLoadedNode(): number {
-    const counts = new Array<number>(this.d.count + 1).fill(0);
-    for (const n of this.placed.values()) if (n <= this.d.count) counts[n]++;
     let best = 1;
-    for (let i = 2; i <= this.d.count; i++) if (counts[i] < counts[best]) best = i;
+    for (let i = 2; i <= this.d.count; i++) if (this.perNode[i] < this.perNode[best]) best = i;
     return best;
+  }
+
+  private place(key: string, node: number | undefined): void {
+    const prior = this.placed.get(key);
+    if (prior === node) return;
+    if (prior !== undefined && prior <= this.d.count) this.perNode[prior]--;
+    if (node === undefined) this.placed.delete(key);
+    else {
+      this.placed.set(key, node);
+      if (node <= this.d.count) this.perNode[node]++;
+    }
   }
 
   private allocateIP(node: number): string {
@@ -147,10 +158,10 @@ export class PodReadinessSimulator {
     if (this.reported.get(key) === pod.metadata.uid) return; // our report is on its way through the informer
     let assigned = (pod.spec as { nodeName?: string } | undefined)?.nodeName ?? '';
     let index = Number(/^node-(\d+)$/.exec(assigned)?.[1] ?? 0);
-    if (assigned) this.placed.set(key, index);
+    if (assigned) this.place(key, index);
     else {
       index = this.leastLoadedNode();
-      this.placed.set(key, index);
+      this.place(key, index);
       assigned = nodeName(index);
       try {
         await this.d.apiFor(assigned).patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'merge', { spec: { nodeName: assigned }, metadata: { uid: pod.metadata.uid } });

@@ -300,6 +300,8 @@ describe('controllers across a restart', () => {
       const rss = await rsOf(r!, 'default');
       return rss.length === 2 && (await podsOf(r!, 'default')).length === 4 ? true : undefined;
     });
+    const leasePath = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager';
+    const holder = (await http(r, 'GET', leasePath)).json.spec.holderIdentity;
     await stopTestGateway(r, true);
 
     r = await startTestGateway({ persistDir: r.persistDir, vars: CONTROLLERS_ON });
@@ -314,5 +316,8 @@ describe('controllers across a restart', () => {
     // Exactly the pods the ReplicaSets made: 3 + 1 before the restart, 2 more after, none twice.
     const created = (await list(r, '/api/v1/namespaces/default/events?fieldSelector=reason=SuccessfulCreate')).reduce((n, e) => n + e.count, 0);
     expect(created).toBe(6);
+    // The restarted singleton renewed its own Lease rather than waiting it out as a stranger.
+    const lease = (await http(r, 'GET', leasePath)).json.spec;
+    expect(lease).toMatchObject({ holderIdentity: holder, leaseTransitions: 0 });
   });
 });
