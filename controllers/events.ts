@@ -1,7 +1,10 @@
 // Controllers: a core/v1 event recorder (client-go tools/record). Events are written in the background;
 // a repeat of the same source/object/type/reason/message (events_cache.go getEventKey) patches the first
 // event's count and lastTimestamp instead of creating another (EventCorrelator's dedup; the LRU is
-// bounded like client-go's 4096 keys), and a 404 on that patch creates the event anew.
+// bounded like client-go's 4096 keys), and a 404 on that patch creates the event anew. From the 10th
+// distinct message with the same source/object/type/reason within 10 minutes, events are combined into one
+// "(combined from similar events): <latest message>" event that counts on (EventAggregator). The spam
+// filter (token bucket per object) is not reproduced.
 
 import type { KubeObject } from '../client/types';
 import { isNotFound, RESOURCES, type Api } from './api-client';
@@ -14,6 +17,14 @@ export interface EventRecorder {
 }
 
 const MAX_KEYS = 4096;
+export const AGGREGATE_MAX_EVENTS = 10; // defaultAggregateMaxEvents
+export const AGGREGATE_INTERVAL_MS = 600_000; // defaultAggregateIntervalInSeconds
+export const COMBINED_PREFIX = '(combined from similar events): ';
+
+interface Aggregate {
+  messages: Set<string>; // distinct messages seen, at most AGGREGATE_MAX_EVENTS (the 10th combines)
+  lastAt: number;
+}
 
 interface Seen {
   name: string;
@@ -28,6 +39,7 @@ export function kubeTime(ms: number): string {
 
 export class ApiEventRecorder implements EventRecorder {
   private readonly seen = new Map<string, Seen>();
+  private readonly aggregates = new Map<string, Aggregate>();
   private chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly api: Api, private readonly component: string, private readonly clock: Clock, private readonly host = 'edgeplane') {}
@@ -50,15 +62,29 @@ export class ApiEventRecorder implements EventRecorder {
     const involved = {
       kind: obj.kind, namespace: m.namespace, name: m.name, uid: m.uid, apiVersion: obj.apiVersion, resourceVersion: m.resourceVersion,
     };
-    const key = [this.component, this.host, involved.kind, namespace, involved.name, involved.uid, involved.apiVersion, type, reason, message].join('\u0000');
+    const aggregateKey = [this.component, this.host, involved.kind, namespace, involved.name, involved.uid, involved.apiVersion, type, reason].join('\u0000');
+    let key = `${aggregateKey}\u0000${message}`;
     const now = kubeTime(at);
+    // EventAggregate: past the threshold of distinct messages, one combined event carries on.
+    let agg = this.aggregates.get(aggregateKey);
+    if (!agg || at - agg.lastAt > AGGREGATE_INTERVAL_MS) agg = { messages: new Set(), lastAt: at };
+    this.aggregates.delete(aggregateKey);
+    this.aggregates.set(aggregateKey, agg);
+    if (this.aggregates.size > MAX_KEYS) this.aggregates.delete(this.aggregates.keys().next().value!);
+    agg.lastAt = at;
+    agg.messages.add(message);
+    if (agg.messages.size > AGGREGATE_MAX_EVENTS) agg.messages.delete(agg.messages.values().next().value!);
+    if (agg.messages.size >= AGGREGATE_MAX_EVENTS) {
+      message = COMBINED_PREFIX + message;
+      key = aggregateKey;
+    }
     const prior = this.seen.get(key);
     if (prior) {
       this.seen.delete(key); // LRU: move to the newest end
       this.seen.set(key, prior);
       prior.count++;
       try {
-        await this.api.patch(RESOURCES.events, prior.namespace, prior.name, 'merge', { count: prior.count, lastTimestamp: now });
+        await this.api.patch(RESOURCES.events, prior.namespace, prior.name, 'merge', { count: prior.count, lastTimestamp: now, message });
         return;
       } catch (e) {
         if (!isNotFound(e)) throw e;

@@ -87,3 +87,20 @@ describe('LeaderElector', () => {
     expect(e.isLeader()).toBe(false);
   });
 });
+
+describe('ApiEventRecorder aggregation', () => {
+  it('combines the 10th and later distinct messages into one counted event', async () => {
+    const api = new FakeApi();
+    const rec = new ApiEventRecorder(api, 'replicaset-controller', new FakeClock());
+    for (let i = 0; i < 12; i++) rec.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: p${i}`);
+    await rec.flush();
+    const creates = api.writes('create');
+    expect(creates).toHaveLength(10);
+    expect(creates.slice(0, 9).map((c) => (c.body as any).message)).toEqual([...Array(9).keys()].map((i) => `Created pod: p${i}`));
+    expect((creates[9].body as any).message).toBe('(combined from similar events): Created pod: p9');
+    expect(api.writes('patch').map((c) => c.body)).toEqual([
+      { count: 2, lastTimestamp: '2026-01-01T00:00:00Z', message: '(combined from similar events): Created pod: p10' },
+      { count: 3, lastTimestamp: '2026-01-01T00:00:00Z', message: '(combined from similar events): Created pod: p11' },
+    ]);
+  });
+});
