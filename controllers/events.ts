@@ -47,6 +47,8 @@ export class ApiEventRecorder implements EventRecorder {
   event(obj: KubeObject, type: EventType, reason: string, message: string): void {
     const at = this.clock.now(); // when it happened, not when the write gets its turn
     this.chain = this.chain.then(() => this.write(obj, type, reason, message, at)).catch((e) => {
+      const code = (e as { code?: number }).code;
+      if (code === 403 || code === 404) return; // the namespace is going or gone
       console.error(`${this.component}: event ${reason} not written: ${(e as Error).message}`);
     });
   }

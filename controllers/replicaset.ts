@@ -88,6 +88,11 @@ export function calculateRsStatus(rs: KubeObject, pods: KubeObject[], now: numbe
   return status;
 }
 
+function namespaceTerminating(e: unknown): boolean {
+  return e instanceof ApiError && e.code === 403 && !!e.status?.details
+    && ((e.status.details as { causes?: { reason?: string }[] }).causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
+}
+
 /** GetPodFromTemplate: the pod a ReplicaSet creates. */
 export function podFromTemplate(rs: KubeObject): KubeObject {
   const t = rsSpec(rs).template ?? {};
@@ -245,7 +250,8 @@ export class ReplicaSetController {
           } else {
             failed ??= r.reason;
             this.expectations.lowerCreations(key);
-            this.d.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(r.reason as Error).message}`);
+            // No event while the namespace is being deleted: nobody is left to read it (replica_set.go).
+            if (!namespaceTerminating(r.reason)) this.d.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(r.reason as Error).message}`);
           }
         }
         if (failed) {

@@ -115,7 +115,7 @@ describe('DeploymentController', () => {
     const steps = await rollOut(c, 3, 1, 0, true);
     expect(steps).toBeGreaterThan(3);
     const second = c.rss().find((x) => x.metadata.name !== first.metadata.name)!;
-    expect(second.metadata.annotations!['deployment.kubernetes.io/revision']).toBe('2');
+    expect((second.metadata.annotations as Record<string, string>)['deployment.kubernetes.io/revision']).toBe('2');
     expect(c.recorder.events.map((e) => e.message)).toEqual([
       `Scaled up replica set ${second.metadata.name} from 0 to 1`,
       `Scaled down replica set ${first.metadata.name} from 3 to 2`,
@@ -160,7 +160,7 @@ describe('DeploymentController', () => {
       await c.sync(); // complete: cleanup runs
       c.refresh();
     }
-    const revisions = c.rss().map((rs) => rs.metadata.annotations!['deployment.kubernetes.io/revision']).sort();
+    const revisions = c.rss().map((rs) => (rs.metadata.annotations as Record<string, string>)['deployment.kubernetes.io/revision']).sort();
     expect(revisions).toEqual(['3', '4']);
     expect(c.api.writes('delete', 'replicasets')).toHaveLength(2);
   });

@@ -235,6 +235,15 @@ describe('controllers', () => {
     await waitFor('serviceaccount fresh/default to come back', async () => ((await http(r, 'GET', '/api/v1/namespaces/fresh/serviceaccounts/default')).status === 200 ? true : undefined));
   });
 
+  it('lets a namespace with a running Deployment be deleted', async () => {
+    await must(r, 'create', 'namespace', 'doomed');
+    await must(r, '-n', 'doomed', 'create', 'deployment', 'web', '--image=nginx', '--replicas=2');
+    await must(r, '-n', 'doomed', 'rollout', 'status', 'deployment/web', '--timeout=30s');
+    await must(r, 'delete', 'namespace', 'doomed', '--wait=false');
+    await waitFor('namespace doomed to be gone', async () => ((await http(r, 'GET', '/api/v1/namespaces/doomed')).status === 404 ? true : undefined));
+    expect(await podsOf(r, 'doomed')).toEqual([]);
+  });
+
   it('holds the kube-controller-manager Lease and renews it', async () => {
     const lease = (await http(r, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager')).json;
     expect(lease.spec.holderIdentity).toMatch(/^edgeplane-controller-manager_[0-9a-f-]{36}$/);
