@@ -38,6 +38,7 @@ export interface WriteEnv {
   randomSuffix: () => string;
   fieldValidation?: FieldValidation; // default Warn, as kube-apiserver's
   warnings?: string[]; // collects Warn-level findings for the Warning header
+  garbageCollection?: boolean; // default true; false: DELETE adds no orphan/foregroundDeletion finalizers
 }
 
 export type WriteRequest =
@@ -216,10 +217,10 @@ interface DeleteOptions {
 }
 
 /** The propagation policy from the body, else the query (kubectl sends it in the body). */
-function withPropagation(current: KubeObject, options: DeleteOptions, query: DeleteQuery): KubeObject {
+function withPropagation(env: WriteEnv, current: KubeObject, options: DeleteOptions, query: DeleteQuery): KubeObject {
   const propagationPolicy = options.propagationPolicy ?? query.propagationPolicy;
   const finalizers = deletionFinalizers(current.kind ?? '', current.metadata.finalizers, { orphanDependents: options.orphanDependents, propagationPolicy });
-  if (!finalizers) return current;
+  if (!finalizers || env.garbageCollection === false) return current;
   const next = structuredClone(current);
   if (finalizers.length) next.metadata.finalizers = finalizers;
   else delete next.metadata.finalizers;
@@ -238,7 +239,7 @@ function deleteOne(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, 
   const current = existing(store, type, req.namespace, req.name);
   const options = parseDeleteOptions(req.body);
   checkPreconditions(type.kind, current, options);
-  return { code: 200, body: remove(store, env, withPropagation(current, options, req.query), current) };
+  return { code: 200, body: remove(store, env, withPropagation(env, current, options, req.query), current) };
 }
 
 // apiserver registry/rest/delete.go: precondition messages name the Kind, not the resource.
@@ -284,7 +285,7 @@ function deleteCollection(store: WriteStore, env: WriteEnv, req: Extract<WriteRe
   const victims = [...store.objects(req.namespace)].filter((o) => matchesObject(type, o, req.selectors));
   const items = victims.map((o) => {
     checkPreconditions(type.kind, o, options);
-    const result = remove(store, env, withPropagation(o, options, req.query), o);
+    const result = remove(store, env, withPropagation(env, o, options, req.query), o);
     return (result as KubeObject).kind === 'Status' ? o : result;
   });
   return { code: 200, body: { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata: {}, items } };

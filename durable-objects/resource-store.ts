@@ -6,6 +6,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
 import { internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
+import { controllersEnabled } from '../core/gc-finalizers';
 import type { KubeObject } from '../core/object-meta';
 import { objectKey, namespacePrefix } from '../core/object-key';
 import type { StateEntry } from '../core/object-state';
@@ -25,6 +26,7 @@ import { Replication, type ReplicaEnv, type SubscribeReply } from './replication
 export interface StoreEnv extends WatchSettings, ReplicaEnv {
   EVENT_RETENTION_COUNT?: string;
   EVENT_RETENTION_SECONDS?: string;
+  CONTROLLERS?: string; // off: no garbage collector, so DELETE adds no GC finalizers
 }
 
 export interface GetRequest {
@@ -209,7 +211,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           changes.push({ row, object, prev });
           return object;
         },
-      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings }, req);
+      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, garbageCollection: controllersEnabled(this.env.CONTROLLERS) }, req);
       if (changes.length) this.log.setMeta('revision', next);
       const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body), revision: next };
       if (warnings.length) reply.warnings = warnings;

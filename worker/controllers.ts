@@ -4,12 +4,12 @@
 
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Bindings } from './env';
+import { controllersEnabled as controllersSetting } from '../core/gc-finalizers';
 
 export const DEFAULT_SIMULATED_NODES = 3;
 
 export function controllersEnabled(env: Partial<Bindings>): boolean {
-  const v = (env.CONTROLLERS ?? 'on').trim().toLowerCase();
-  return v !== '' && v !== 'off' && v !== 'false' && v !== '0';
+  return controllersSetting(env.CONTROLLERS);
 }
 
 /** SIMULATED_NODES: nodes of the pod-readiness stand-in (default 3; 0 turns it off). */
