@@ -213,9 +213,9 @@ export class ReplicaSetController {
     if (needsSync && !isDeleting(rs)) {
       manageError = await this.manageReplicas(key, rs, owned);
     }
-    await this.updateStatus(rs, calculateRsStatus(rs, owned, this.d.clock.now(), manageError));
+    const status = calculateRsStatus(rs, owned, this.d.clock.now(), manageError);
+    await this.updateStatus(rs, status);
     const spec = rsSpec(rs);
-    const status = calculateRsStatus(rs, owned, this.d.clock.now());
     if (manageError) throw new Error(manageError.message);
     if ((spec.minReadySeconds ?? 0) > 0 && (status.readyReplicas ?? 0) === (spec.replicas ?? 1) && (status.availableReplicas ?? 0) !== (spec.replicas ?? 1)) {
       this.queue.addAfter(key, spec.minReadySeconds! * 1000);
