@@ -235,6 +235,31 @@ describe('controllers', () => {
     await waitFor('serviceaccount fresh/default to come back', async () => ((await http(r, 'GET', '/api/v1/namespaces/fresh/serviceaccounts/default')).status === 200 ? true : undefined));
   });
 
+  it('reports ProgressDeadlineExceeded when pods never become available', async () => {
+    // Pods bound to a node nobody runs stay Pending.
+    const manifest = JSON.stringify({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'stuck', namespace: 'apps' },
+      spec: {
+        replicas: 1, progressDeadlineSeconds: 2, selector: { matchLabels: { app: 'stuck' } },
+        template: { metadata: { labels: { app: 'stuck' } }, spec: { nodeName: 'ghost', containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    });
+    expect((await kubectl(r, ['apply', '-f', '-'], manifest)).code).toBe(0);
+    const status = await kubectl(r, ['-n', 'apps', 'rollout', 'status', 'deployment/stuck', '--timeout=20s']);
+    expect(status.code).toBe(1);
+    expect(status.stderr).toContain('error: deployment "stuck" exceeded its progress deadline');
+    const d = (await http(r, 'GET', '/apis/apps/v1/namespaces/apps/deployments/stuck')).json;
+    const [rs] = (await rsOf(r, 'apps')).filter((x) => x.metadata.name.startsWith('stuck-'));
+    expect(d.status.conditions.find((c: any) => c.type === 'Progressing')).toMatchObject({
+      status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rs.metadata.name}" has timed out progressing.`,
+    });
+    await must(r, '-n', 'apps', 'delete', 'deployment', 'stuck');
+    await waitFor('stuck\'s ReplicaSet and pod to be collected', async () => {
+      const left = [...(await rsOf(r, 'apps')), ...(await podsOf(r, 'apps'))].filter((o) => o.metadata.name.startsWith('stuck-'));
+      return left.length === 0 ? true : undefined;
+    });
+  });
+
   it('lets a namespace with a running Deployment be deleted', async () => {
     await must(r, 'create', 'namespace', 'doomed');
     await must(r, '-n', 'doomed', 'create', 'deployment', 'web', '--image=nginx', '--replicas=2');
