@@ -274,8 +274,11 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     });
     for (const row of this.log.objects()) this.cache.state.set(this.cache.entry(row.key, row.revision, row.value));
     this.replication = new Replication(this.ctx, this.env, groupResource, this.log, () => this.cache.revision, () => this.compacted);
-    if (this.cache.revision === 0) {
-      for (const seed of SEEDS[groupResource] ?? []) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed) }, {});
+    // Bootstrap objects missing from a store, on first start or added by a newer version (kube-apiserver
+    // reconciles its bootstrap policy and system namespaces at every start the same way).
+    for (const seed of SEEDS[groupResource] ?? []) {
+      const name = (seed as { metadata: { name: string } }).metadata.name;
+      if (!this.cache.state.get(objectKey('', name))) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed) }, {});
     }
     this.cache.restoreSockets();
     this.replication.announce();
