@@ -7,7 +7,8 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
-        bindings: { ADMIN_TOKEN: 'test-admin-token', EVENT_RETENTION_COUNT: '50' },
+        // No control loops: these tests count what the store holds.
+        bindings: { ADMIN_TOKEN: 'test-admin-token', EVENT_RETENTION_COUNT: '50', CONTROLLERS: 'off' },
       },
     }),
   ],

@@ -45,6 +45,72 @@ function bindGroups(name: string, role: string, groups: string[]) {
   };
 }
 
+// kube-controller-manager and its controllers (bootstrappolicy/policy.go, controller_policy.go). Each
+// controller runs as ServiceAccount kube-system/<name> (--use-service-account-credentials), the manager
+// itself as user system:kube-controller-manager (core/auth/internal-identity.ts).
+const EVENTS_RULE: PolicyRule = { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] };
+const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
+  'deployment-controller': [
+    { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'update', 'watch'] },
+    { apiGroups: ['apps'], resources: ['deployments/status'], verbs: ['update'] },
+    { apiGroups: ['apps'], resources: ['deployments/finalizers'], verbs: ['update'] },
+    { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'update', 'watch'] },
+    EVENTS_RULE,
+  ],
+  'replicaset-controller': [
+    { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['get', 'list', 'update', 'watch'] },
+    { apiGroups: ['apps'], resources: ['replicasets/status'], verbs: ['update'] },
+    { apiGroups: ['apps'], resources: ['replicasets/finalizers'], verbs: ['update'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete', 'list', 'patch', 'watch'] },
+    EVENTS_RULE,
+  ],
+  'generic-garbage-collector': [
+    { apiGroups: ['*'], resources: ['*'], verbs: ['delete', 'get', 'list', 'patch', 'update', 'watch'] },
+    EVENTS_RULE,
+  ],
+  'service-account-controller': [
+    { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['create'] },
+    EVENTS_RULE,
+  ],
+};
+const KUBE_CONTROLLER_MANAGER: PolicyRule[] = [
+  EVENTS_RULE,
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['kube-controller-manager'], verbs: ['get', 'update'] },
+  { apiGroups: [''], resources: ['secrets', 'serviceaccounts'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['delete'] },
+  { apiGroups: [''], resources: ['configmaps', 'namespaces', 'secrets', 'serviceaccounts'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['secrets', 'serviceaccounts'], verbs: ['update'] },
+  { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+  { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+  { apiGroups: ['*'], resources: ['*'], verbs: ['list', 'watch'] },
+  { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
+];
+// kube's system:node role (what a kubelet may do, before the Node authorizer narrows it to its own node);
+// the simulated nodes stand in for kubelets.
+const NODE: PolicyRule[] = [
+  { apiGroups: [''], resources: ['nodes'], verbs: ['create', 'get', 'list', 'watch', 'patch', 'update'] },
+  { apiGroups: [''], resources: ['nodes/status'], verbs: ['patch', 'update'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+  { apiGroups: [''], resources: ['pods/status'], verbs: ['patch', 'update'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+  EVENTS_RULE,
+];
+
+function bindSubjects(name: string, role: string, subjects: object[]) {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding',
+    metadata: { name, labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects,
+  };
+}
+
+const CONTROLLER_CLUSTER_ROLES = Object.entries(CONTROLLER_ROLES).map(([name, rules]) => clusterRole(`system:controller:${name}`, rules));
+const CONTROLLER_BINDINGS = Object.keys(CONTROLLER_ROLES).map((name) =>
+  bindSubjects(`system:controller:${name}`, `system:controller:${name}`, [{ kind: 'ServiceAccount', name, namespace: 'kube-system' }]));
+
 /** First-start objects by store (group/resource). */
 export const SEEDS: Record<string, object[]> = {
   'core/namespaces': ['default', 'kube-node-lease', 'kube-public', 'kube-system'].map((name) => ({ metadata: { name } })),
@@ -65,11 +131,24 @@ export const SEEDS: Record<string, object[]> = {
       { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] },
     ]),
     clusterRole('system:public-info-viewer', [{ nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'], verbs: ['get'] }]),
+    clusterRole('system:kube-controller-manager', KUBE_CONTROLLER_MANAGER),
+    clusterRole('system:node', NODE),
+    // Until the gateway serves pods/binding, the simulated nodes place pods by patching spec.nodeName.
+    clusterRole('edgeplane:simulated-node-binding', [{ apiGroups: [''], resources: ['pods'], verbs: ['patch'] }]),
+    ...CONTROLLER_CLUSTER_ROLES,
   ],
   'rbac.authorization.k8s.io/clusterrolebindings': [
     bindGroups('cluster-admin', 'cluster-admin', ['system:masters']),
     bindGroups('system:discovery', 'system:discovery', ['system:authenticated']),
     bindGroups('system:basic-user', 'system:basic-user', ['system:authenticated']),
     bindGroups('system:public-info-viewer', 'system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+    bindSubjects('system:kube-controller-manager', 'system:kube-controller-manager', [
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-controller-manager' },
+    ]),
+    // kube ships system:node unbound (the Node authorizer decides for kubelets); the simulated nodes get it
+    // through this edgeplane binding instead.
+    bindGroups('edgeplane:simulated-nodes', 'system:node', ['system:nodes']),
+    bindGroups('edgeplane:simulated-node-binding', 'edgeplane:simulated-node-binding', ['system:nodes']),
+    ...CONTROLLER_BINDINGS,
   ],
 };

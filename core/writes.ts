@@ -27,6 +27,7 @@ import { typeHooks, type HookEnv } from './crd/write-hooks';
 import { recordWrite, serverSideApply } from './apply/write-hooks';
 import { APPLY_PATCH_CONTENT_TYPE, checkPatchOptions, checkWriteOptions, isApplyPatch } from './apply/apply-body';
 import { managerOrUserAgent } from './apply/manager-name';
+import { deletionFinalizers } from './gc-finalizers';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -48,6 +49,7 @@ export interface WriteEnv {
   // transforms do (e.g. RBAC escalation prevention, core/rbac/escalation.ts); throws to refuse.
   guard?: WriteGuard;
   manager?: string; // the field manager of this write (fieldManager, else the User-Agent's prefix)
+  garbageCollection?: boolean; // default true; false: DELETE adds no orphan/foregroundDeletion finalizers
 }
 
 export type WriteRequest = (
@@ -284,6 +286,18 @@ interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
   propagationPolicy?: string;
+  orphanDependents?: boolean;
+}
+
+/** The propagation policy from the body, else the query (kubectl sends it in the body). */
+function withPropagation(env: WriteEnv, current: KubeObject, options: DeleteOptions, query: DeleteQuery): KubeObject {
+  const propagationPolicy = options.propagationPolicy ?? query.propagationPolicy;
+  const finalizers = deletionFinalizers(current.kind ?? '', current.metadata.finalizers, { orphanDependents: options.orphanDependents, propagationPolicy });
+  if (!finalizers || env.garbageCollection === false) return current;
+  const next = structuredClone(current);
+  if (finalizers.length) next.metadata.finalizers = finalizers;
+  else delete next.metadata.finalizers;
+  return next;
 }
 
 function parseDeleteOptions(body: string): DeleteOptions {
@@ -299,7 +313,7 @@ function deleteOne(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, 
   const options = parseDeleteOptions(req.body);
   checkPreconditions(type.kind, current, options);
   const target = typeHooks(type)?.beforeDelete?.(current, hookEnv(store, env)) ?? current;
-  return { code: 200, body: remove(store, env, target) };
+  return { code: 200, body: remove(store, env, withPropagation(env, target, options, req.query), current) };
 }
 
 // apiserver registry/rest/delete.go: precondition messages name the Kind, not the resource.
@@ -321,11 +335,14 @@ function checkPreconditions(kind: string, current: KubeObject, options: DeleteOp
  * Deletes `current`, or, while it has finalizers, marks it with deletionTimestamp and keeps it.
  * With no kubelet yet, pods are deleted at once rather than gracefully (as apiserver does for unscheduled pods).
  */
-function remove(store: WriteStore, env: WriteEnv, current: KubeObject): unknown {
+function remove(store: WriteStore, env: WriteEnv, current: KubeObject, stored: KubeObject = current): unknown {
   const { type } = env;
   const key = objectKey(current.metadata.namespace ?? '', current.metadata.name!);
   if (current.metadata.finalizers?.length) {
-    if (current.metadata.deletionTimestamp) return current;
+    if (current.metadata.deletionTimestamp) {
+      // Already deleting: only a change of GC finalizers (e.g. foreground to orphan) is written.
+      return current === stored ? current : store.commit('MODIFIED', key, current);
+    }
     const marked = structuredClone(current);
     marked.metadata.deletionTimestamp = timestamp(env.now);
     marked.metadata.deletionGracePeriodSeconds = 0;
@@ -342,7 +359,7 @@ function deleteCollection(store: WriteStore, env: WriteEnv, req: Extract<WriteRe
   const victims = [...store.objects(req.namespace)].filter((o) => matchesObject(type, o, req.selectors));
   const items = victims.map((o) => {
     checkPreconditions(type.kind, o, options);
-    const result = remove(store, env, o);
+    const result = remove(store, env, withPropagation(env, o, options, req.query), o);
     return (result as KubeObject).kind === 'Status' ? o : result;
   });
   return { code: 200, body: { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata: {}, items } };

@@ -8,6 +8,7 @@ import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './custom-types';
 import { badRequest, internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
 import { escalationGuard, SYSTEM_GRANT, type EscalationGrant } from '../core/rbac/escalation';
+import { controllersEnabled } from '../core/gc-finalizers';
 import type { KubeObject } from '../core/object-meta';
 import { objectKey, namespacePrefix } from '../core/object-key';
 import type { StateEntry } from '../core/object-state';
@@ -29,6 +30,7 @@ import { namespaceTerminating } from '../core/namespace-terminating';
 export interface StoreEnv extends WatchSettings, ReplicaEnv {
   EVENT_RETENTION_COUNT?: string;
   EVENT_RETENTION_SECONDS?: string;
+  CONTROLLERS?: string; // off: no garbage collector, so DELETE adds no GC finalizers
 }
 
 export interface GetRequest {
@@ -278,7 +280,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           changes.push({ row, object, prev });
           return object;
         },
-      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation) }, req);
+      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: controllersEnabled(this.env.CONTROLLERS) }, req);
       if (changes.length) this.log.setMeta('revision', next);
       const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body), revision: next };
       if (warnings.length) reply.warnings = warnings;
@@ -388,9 +390,12 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     });
     for (const row of this.log.objects()) this.cache.state.set(this.cache.entry(row.key, row.revision, row.value));
     this.replication = new Replication(this.ctx, this.env, groupResource, this.log, () => this.cache.revision, () => this.compacted);
-    if (this.cache.revision === 0) {
-      // Bootstrap objects are kube-apiserver's own writes (its managedFields manager).
-      for (const seed of SEEDS[groupResource] ?? []) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed), fieldManager: 'kube-apiserver' }, { escalation: SYSTEM_GRANT });
+    // Bootstrap objects missing from a store, on first start or added by a newer version (kube-apiserver
+    // reconciles its bootstrap policy and system namespaces at every start the same way); they are
+    // kube-apiserver's own writes (its managedFields manager).
+    for (const seed of SEEDS[groupResource] ?? []) {
+      const name = (seed as { metadata: { name: string } }).metadata.name;
+      if (!this.cache.state.get(objectKey('', name))) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed), fieldManager: 'kube-apiserver' }, { escalation: SYSTEM_GRANT });
     }
     this.cache.restoreSockets();
     this.replication.announce();

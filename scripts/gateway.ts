@@ -59,6 +59,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const tls = localCertificate(join(opts.persistDir, 'tls'));
   const listener = await listenDual(opts.port, Number(upstream.port), tls, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   const port = listener.port;
+  // Any request wakes the controller manager (worker/controllers.ts); send one so loops run without user action.
+  await fetch(new URL('/healthz', upstream)).then((r) => r.text()).catch(() => undefined);
   return {
     url: `http://127.0.0.1:${port}`,
     httpsUrl: `https://127.0.0.1:${port}`,

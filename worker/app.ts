@@ -16,6 +16,7 @@ import { ui } from './routes/ui';
 import { consoleApi } from './routes/console-api';
 import { encodeResponse } from './response-encoding';
 import { customTypes } from './custom-types';
+import { ensureControllers } from './controllers';
 
 export const app = new Hono<AppEnv>();
 
@@ -29,6 +30,7 @@ app.notFound(() => statusResponse(unknownResource()));
 
 app.use('*', requireSecrets); // 503 naming the secret when none to sign ServiceAccount tokens with is set
 app.use('*', encodeResponse);
+app.use('*', ensureControllers); // wakes the controller manager singleton once per isolate
 
 // The console's assets are public (the API calls they make are not).
 app.route('/', ui);

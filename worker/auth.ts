@@ -14,6 +14,7 @@ import type { UserInfo } from '../core/rbac/authorize';
 import type { AppEnv, Bindings } from './env';
 import { ANONYMOUS_PATHS, authSettings, signingKey, type AuthSettings } from './settings';
 import { stillBound } from './service-account-bindings';
+import { INTERNAL_TOKEN_PREFIX, verifyInternalToken } from '../core/auth/internal-identity';
 
 // Browsers cannot set headers on a WebSocket, so the token may come as a subprotocol instead
 // (apiserver pkg/authentication/request/websocket/protocol.go).
@@ -53,6 +54,8 @@ async function userFor(env: Bindings, settings: AuthSettings, token: string): Pr
   }
   const fixed = staticTokens(settings.staticTokens).get(token);
   if (fixed) return { ...fixed, groups: [...fixed.groups, AUTHENTICATED] };
+  // The gateway's own components (controller manager, simulated nodes): core/auth/internal-identity.ts.
+  if (token.startsWith(INTERNAL_TOKEN_PREFIX)) return verifyInternalToken(await signingKey(env), token);
   if (token.split('.').length === 3) return serviceAccountUser(env, settings, token);
   return undefined;
 }

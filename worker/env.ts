@@ -3,6 +3,7 @@
 import type { ResourceStore } from '../durable-objects/resource-store';
 import type { WatchReplica } from '../durable-objects/watch-replica';
 import type { Authorizer } from '../durable-objects/authorizer';
+import type { ControllerManagerObject } from '../durable-objects/controller-manager';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { ResourceRequest } from '../core/request-info';
 
@@ -10,6 +11,11 @@ export interface Bindings {
   STORE: DurableObjectNamespace<ResourceStore>;
   REPLICA: DurableObjectNamespace<WatchReplica>;
   AUTHORIZER: DurableObjectNamespace<Authorizer>;
+  CONTROLLER_MANAGER?: DurableObjectNamespace<ControllerManagerObject>;
+  // Control loops (worker/controllers.ts): "" or "off" disables them; SIMULATED_NODES nodes of the
+  // pod-readiness stand-in (default 3, 0 = none).
+  CONTROLLERS?: string;
+  SIMULATED_NODES?: string;
   // Secrets: the admin token (group system:masters), static tokens in kube's token-file CSV format, and
   // the key ServiceAccount tokens are signed with (derived from ADMIN_TOKEN when unset; with neither, the
   // Worker refuses to serve). Read through worker/settings.ts.

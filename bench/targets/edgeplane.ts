@@ -44,6 +44,8 @@ export class Edgeplane {
       // The load generator is one user: per-user rate limits (where the server has them) would measure the limiter.
       RATE_LIMIT_QPS: '1000000',
       RATE_LIMIT_BURST: '1000000',
+      // Benchmarks measure the API, not the control loops' own traffic.
+      CONTROLLERS: 'off',
       ...config.vars,
     };
     const gateway = await startGateway({ port: 0, persistDir: dir, adminToken: TOKEN, vars });

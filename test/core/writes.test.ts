@@ -233,3 +233,39 @@ describe('admission', () => {
     expect(res.code).toBe(200);
   });
 });
+
+describe('delete propagation (garbage-collection finalizers)', () => {
+  const create = (store: WriteStore) => run(store, { verb: 'create', namespace: 'ns', body: JSON.stringify(deployment()) });
+
+  it('Orphan and Foreground keep the object, marked deleting with their finalizer; Background deletes it', () => {
+    const { store, objects } = memoryStore();
+    create(store);
+    const orphaned = run(store, { verb: 'delete', namespace: 'ns', name: 'web', body: '{"propagationPolicy":"Orphan"}', query: {} }).body as KubeObject;
+    expect(orphaned.metadata).toMatchObject({ finalizers: ['orphan'], deletionTimestamp: '2026-01-02T03:04:05Z', deletionGracePeriodSeconds: 0, generation: 2 });
+    // Asked again in the foreground: the finalizer is switched, nothing else.
+    const fg = run(store, { verb: 'delete', namespace: 'ns', name: 'web', body: '', query: { propagationPolicy: 'Foreground' } }).body as KubeObject;
+    expect(fg.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect(fg.metadata.deletionTimestamp).toBe('2026-01-02T03:04:05Z');
+    // Background drops both GC finalizers, and with none left the object goes.
+    run(store, { verb: 'delete', namespace: 'ns', name: 'web', body: '{"propagationPolicy":"Background"}', query: {} });
+    expect(objects.size).toBe(0);
+  });
+
+  it('adds no finalizers when the garbage collector is off', () => {
+    const { store, objects } = memoryStore();
+    create(store);
+    executeWrite(store, { ...env(), garbageCollection: false }, { verb: 'delete', namespace: 'ns', name: 'web', body: '{"propagationPolicy":"Orphan"}', query: {} });
+    expect(objects.size).toBe(0);
+  });
+
+  it('refuses an unknown policy with 422 and changes nothing', () => {
+    const { store, objects, events } = memoryStore();
+    create(store);
+    const before = structuredClone([...objects.values()]);
+    const s = failure(() => run(store, { verb: 'delete', namespace: 'ns', name: 'web', body: '', query: { propagationPolicy: 'Later' } }));
+    expect(s.code).toBe(422);
+    expect(s.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Later": supported values: "Background", "Foreground", "Orphan"');
+    expect([...objects.values()]).toEqual(before);
+    expect(events).toHaveLength(1);
+  });
+});

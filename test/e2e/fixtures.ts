@@ -27,7 +27,10 @@ export async function startTestGateway(opts: { persistDir?: string; vars?: Recor
   const dir = mkdtempSync(join(tmpdir(), 'edgeplane-e2e-'));
   const persistDir = opts.persistDir ?? join(dir, 'state');
   const secrets = opts.secrets ?? { adminToken: TOKEN, serviceAccountSigningKey: SIGNING_KEY };
-  const gateway = await startGateway({ port: 0, persistDir, ...secrets, vars: opts.vars, maxConnections: opts.maxConnections });
+  // Control loops create objects (default ServiceAccounts, Nodes, events) that tests counting objects exactly
+  // do not expect: off unless a test asks for them.
+  const vars = { CONTROLLERS: 'off', ...opts.vars };
+  const gateway = await startGateway({ port: 0, persistDir, ...secrets, vars, maxConnections: opts.maxConnections });
   const kubeconfig = join(dir, 'kubeconfig');
   writeKubeconfig(kubeconfig, gateway, TOKEN);
   return { gateway, dir, kubeconfig, persistDir };

@@ -1,0 +1,170 @@
+// Controllers: the controller manager (kube-controller-manager's role): shared informers, the Lease that
+// makes one instance the leader, and the controllers, each writing with its own identity. Everything
+// goes through the API's front door via the injected fetch.
+
+import type { FetchFn } from '../client/types';
+import { RESOURCE_TYPES, type ResourceType } from '../core/registry';
+import { CONTROLLER_MANAGER_USER, controllerUsername, nodeUsername, type ControllerAccount } from '../core/auth/internal-identity';
+import { HttpApi, RESOURCES, type Api, type ResourceRef } from './api-client';
+import type { Clock } from './clock';
+import { ApiEventRecorder } from './events';
+import { InformerFactory } from './informers';
+import { KCM_LEASE, LeaderElector } from './leader-election';
+import { ReplicaSetController, COMPONENT as RS_COMPONENT } from './replicaset';
+import { DeploymentController, COMPONENT as DEPLOY_COMPONENT } from './deployment';
+import { GarbageCollector, type Collected } from './garbage-collector';
+import { ServiceAccountController } from './serviceaccount';
+import { nodeName, PodReadinessSimulator } from './pod-readiness-simulator';
+
+export interface ManagerOptions {
+  server: string;
+  fetch: FetchFn;
+  tokenFor: (username: string) => Promise<string>;
+  clock: Clock;
+  identity: string; // the Lease holderIdentity
+  simulatedNodes: number; // 0: no pod-readiness simulator
+}
+
+// The types the garbage collector follows (everything deletable that carries ownerReferences in practice).
+const COLLECTED = ['core/pods', 'apps/replicasets', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs',
+  'core/services', 'core/configmaps', 'core/secrets', 'core/serviceaccounts', 'discovery.k8s.io/endpointslices'];
+
+export const refOf = (t: ResourceType): ResourceRef => ({ group: t.group, version: t.version, resource: t.resource, namespaced: t.namespaced });
+const apiVersionOf = (t: ResourceType) => (t.group ? `${t.group}/${t.version}` : t.version);
+
+export interface ManagerStats {
+  leader: boolean;
+  running: boolean;
+  writes: number;
+  startedAt?: number;
+  resourceVersions: Record<string, string | undefined>;
+}
+
+export class ControllerManager {
+  private readonly elector: LeaderElector;
+  private informers: InformerFactory | undefined;
+  private workers: Promise<void>[] = [];
+  private stopQueues: (() => void)[] = [];
+  private renewTimer: unknown;
+  private stopped = false;
+  private starting: Promise<void> | undefined;
+  private writes = 0;
+  private startedAt: number | undefined;
+
+  constructor(private readonly o: ManagerOptions, managerApi: Api) {
+    this.elector = new LeaderElector(managerApi, o.clock, { ...KCM_LEASE, identity: o.identity });
+  }
+
+  static async create(o: ManagerOptions): Promise<ControllerManager> {
+    const token = await o.tokenFor(CONTROLLER_MANAGER_USER);
+    let manager: ControllerManager | undefined;
+    const api = new HttpApi({ server: o.server, fetch: o.fetch, token: async () => token, onWrite: () => manager && manager.writes++ });
+    manager = new ControllerManager(o, api);
+    return manager;
+  }
+
+  stats(): ManagerStats {
+    return { leader: this.elector.isLeader(), running: this.workers.length > 0, writes: this.writes, startedAt: this.startedAt, resourceVersions: this.informers?.resourceVersions() ?? {} };
+  }
+
+  /** One election round (every retryPeriod): acquire or renew, start the loops on winning, stop them on losing. */
+  async tick(): Promise<void> {
+    if (this.stopped) return;
+    const leader = await this.elector.tryAcquireOrRenew();
+    if (leader && this.workers.length === 0) {
+      // In the background: a first list that keeps failing must not stop the Lease from being renewed.
+      this.starting ??= this.startLoops()
+        .catch((e) => console.error(`controller manager: starting the loops failed: ${(e as Error).message}`))
+        .finally(() => { this.starting = undefined; });
+    } else if (!leader && this.workers.length > 0) {
+      console.error(`leaderelection lost: ${this.o.identity}`);
+      await this.stopLoops();
+    }
+  }
+
+  /** Resolves once the loops started by the last tick() are running (or failed to start). */
+  async started(): Promise<void> {
+    await this.starting;
+  }
+
+  /** Runs tick() every retryPeriod until stop(). */
+  run(): void {
+    const loop = () => {
+      this.tick().catch((e) => console.error(`controller manager: ${(e as Error).message}`)).finally(() => {
+        if (!this.stopped) this.renewTimer = this.o.clock.setTimeout(loop, KCM_LEASE.retryPeriodMs);
+      });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.o.clock.clearTimeout(this.renewTimer);
+    await this.stopLoops(); // stops informers still listing, so a start in progress ends
+    await this.starting;
+    await this.stopLoops();
+  }
+
+  private async apiAs(username: string): Promise<Api> {
+    const token = await this.o.tokenFor(username);
+    return new HttpApi({ server: this.o.server, fetch: this.o.fetch, token: async () => token, onWrite: () => this.writes++ });
+  }
+
+  private async controllerApi(account: ControllerAccount): Promise<Api> {
+    return this.apiAs(controllerUsername(account));
+  }
+
+  private async startLoops(): Promise<void> {
+    const { clock } = this.o;
+    const informers = new InformerFactory({
+      server: this.o.server, token: await this.o.tokenFor(CONTROLLER_MANAGER_USER), fetch: this.o.fetch,
+      onError: (resource, e) => console.error(`informer ${resource}: ${(e as Error).message}`),
+    });
+    const pods = informers.for(RESOURCES.pods);
+    const replicaSets = informers.for(RESOURCES.replicasets);
+    const deployments = informers.for(RESOURCES.deployments);
+    const namespaces = informers.for(RESOURCES.namespaces);
+    const accounts = informers.for(RESOURCES.serviceaccounts);
+
+    const rsApi = await this.controllerApi('replicaset-controller');
+    const rs = new ReplicaSetController({ api: rsApi, replicaSets, pods, clock, recorder: new ApiEventRecorder(rsApi, RS_COMPONENT, clock) });
+    const deployApi = await this.controllerApi('deployment-controller');
+    const deploy = new DeploymentController({ api: deployApi, deployments, replicaSets, pods, clock, recorder: new ApiEventRecorder(deployApi, DEPLOY_COMPONENT, clock) });
+    const collected: Collected[] = COLLECTED.map((name) => RESOURCE_TYPES.find((t) => `${t.group || 'core'}/${t.resource}` === name)!)
+      .map((t) => ({ ref: refOf(t), kind: t.kind, apiVersion: apiVersionOf(t), informer: informers.for(refOf(t)) }));
+    const gc = new GarbageCollector({
+      api: await this.controllerApi('generic-garbage-collector'), types: collected, clock,
+      resolve: (apiVersion, kind) => {
+        const t = RESOURCE_TYPES.find((x) => x.stored && apiVersionOf(x) === apiVersion && x.kind === kind);
+        return t && refOf(t);
+      },
+    });
+    const sa = new ServiceAccountController(await this.controllerApi('service-account-controller'), namespaces, accounts, clock);
+    let simulator: PodReadinessSimulator | undefined;
+    if (this.o.simulatedNodes > 0) {
+      const nodeApis = new Map<string, Api>();
+      for (let i = 1; i <= this.o.simulatedNodes; i++) nodeApis.set(nodeName(i), await this.apiAs(nodeUsername(nodeName(i))));
+      simulator = new PodReadinessSimulator({ apiFor: (n) => nodeApis.get(n)!, pods, nodes: informers.for(RESOURCES.nodes), clock, count: this.o.simulatedNodes });
+    }
+    this.informers = informers;
+    this.stopQueues = [rs.queue, deploy.queue, gc.attemptToDelete, gc.attemptToOrphan, sa.queue, ...(simulator ? [simulator.queue] : [])]
+      .map((q) => () => q.shutDown());
+    try {
+      await informers.start(); // WaitForCacheSync: no controller acts on a partial view
+      this.workers = [...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...(simulator ? await simulator.start(2) : [])];
+    } catch (e) {
+      await this.stopLoops();
+      throw e;
+    }
+    this.startedAt = clock.now();
+  }
+
+  private async stopLoops(): Promise<void> {
+    for (const stop of this.stopQueues) stop();
+    this.stopQueues = [];
+    await this.informers?.stop();
+    this.informers = undefined;
+    await Promise.all(this.workers);
+    this.workers = [];
+  }
+}

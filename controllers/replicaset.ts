@@ -1,0 +1,294 @@
+// Controllers: the ReplicaSet controller (kubernetes pkg/controller/replicaset/replica_set.go): keeps
+// spec.replicas active pods per ReplicaSet, claiming (adopting/releasing) pods by selector, creating in
+// slow-start batches and deleting the least valuable pods first, with expectations so it never acts on a
+// cache that has not yet seen its own writes; then writes status.
+
+import type { KubeObject } from '../client/types';
+import { objectKey } from '../client/cache';
+import { ApiError } from '../client/types';
+import { isNotFound, RESOURCES, type Api } from './api-client';
+import type { Clock } from './clock';
+import type { EventRecorder } from './events';
+import { Expectations } from './expectations';
+import type { SharedInformer } from './informers';
+import {
+  adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, newControllerRef, releasePatch, selectorMatcher,
+} from './owner-refs';
+import { compareForDeletion, isPodActive, isPodAvailable, isPodReady } from './pods';
+import { logSyncError, runWorker, WorkQueue } from './workqueue';
+
+export const BURST_REPLICAS = 500; // burstReplicas
+export const SLOW_START_INITIAL_BATCH = 1; // SlowStartInitialBatchSize
+export const COMPONENT = 'replicaset-controller';
+
+interface RsSpec {
+  replicas?: number;
+  minReadySeconds?: number;
+  selector?: { matchLabels?: Record<string, string> };
+  template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[] }; spec?: unknown };
+}
+
+export interface RsStatus {
+  replicas: number;
+  fullyLabeledReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  observedGeneration?: number;
+  conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
+}
+
+export const rsSpec = (rs: KubeObject): RsSpec => (rs.spec as RsSpec | undefined) ?? {};
+
+/** How many pods to create (positive) or delete (negative), capped by burstReplicas. */
+export function replicaDiff(active: number, wanted: number, burst = BURST_REPLICAS): number {
+  const diff = wanted - active;
+  return Math.sign(diff) * Math.min(Math.abs(diff), burst);
+}
+
+/** The pods to delete for a scale-down of `count`: the first `count` by kube's victim order. */
+export function podsToDelete(pods: KubeObject[], count: number): KubeObject[] {
+  return [...pods].sort(compareForDeletion).slice(0, count);
+}
+
+/** Batch sizes of slowStartBatch: 1, 2, 4, ... until `count` is reached. */
+export function slowStartBatches(count: number, initial = SLOW_START_INITIAL_BATCH): number[] {
+  const out: number[] = [];
+  let remaining = count;
+  for (let size = Math.min(remaining, initial); size > 0; size = Math.min(2 * size, remaining)) {
+    out.push(size);
+    remaining -= size;
+  }
+  return out;
+}
+
+/** calculateStatus (replica_set_utils.go) over the pods this ReplicaSet owns and that are active. */
+export function calculateRsStatus(rs: KubeObject, pods: KubeObject[], now: number, manageError?: { reason: string; message: string }): RsStatus {
+  const spec = rsSpec(rs);
+  const templateLabels = spec.template?.metadata?.labels ?? {};
+  let fully = 0, ready = 0, available = 0;
+  for (const p of pods) {
+    const labels = labelsOf(p);
+    if (Object.entries(templateLabels).every(([k, v]) => labels[k] === v)) fully++;
+    if (isPodReady(p)) {
+      ready++;
+      if (isPodAvailable(p, spec.minReadySeconds ?? 0, now)) available++;
+    }
+  }
+  const status: RsStatus = { replicas: pods.length };
+  if (fully) status.fullyLabeledReplicas = fully;
+  if (ready) status.readyReplicas = ready;
+  if (available) status.availableReplicas = available;
+  if (rs.metadata.generation !== undefined) status.observedGeneration = rs.metadata.generation as number;
+  const prior = ((rs.status as RsStatus | undefined)?.conditions ?? []).filter((c) => c.type !== 'ReplicaFailure');
+  const failure = ((rs.status as RsStatus | undefined)?.conditions ?? []).find((c) => c.type === 'ReplicaFailure');
+  if (manageError) {
+    prior.push({ type: 'ReplicaFailure', status: 'True', reason: manageError.reason, message: manageError.message, lastTransitionTime: failure?.lastTransitionTime ?? new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z') });
+  }
+  if (prior.length) status.conditions = prior;
+  return status;
+}
+
+function namespaceTerminating(e: unknown): boolean {
+  return e instanceof ApiError && e.code === 403 && !!e.status?.details
+    && ((e.status.details as { causes?: { reason?: string }[] }).causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
+}
+
+/** GetPodFromTemplate: the pod a ReplicaSet creates. */
+export function podFromTemplate(rs: KubeObject): KubeObject {
+  const t = rsSpec(rs).template ?? {};
+  const metadata: Record<string, unknown> = {
+    generateName: `${rs.metadata.name}-`,
+    namespace: rs.metadata.namespace,
+    labels: { ...(t.metadata?.labels ?? {}) },
+    ownerReferences: [newControllerRef(rs)],
+  };
+  if (t.metadata?.annotations) metadata.annotations = { ...t.metadata.annotations };
+  if (t.metadata?.finalizers) metadata.finalizers = [...t.metadata.finalizers];
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(t.spec ?? {}) };
+}
+
+export interface ReplicaSetDeps {
+  api: Api;
+  replicaSets: SharedInformer;
+  pods: SharedInformer;
+  recorder: EventRecorder;
+  clock: Clock;
+}
+
+export class ReplicaSetController {
+  readonly queue: WorkQueue;
+  readonly expectations: Expectations;
+
+  constructor(private readonly d: ReplicaSetDeps) {
+    this.queue = new WorkQueue(d.clock);
+    this.expectations = new Expectations(d.clock);
+    d.replicaSets.addHandlers({
+      add: (rs) => this.queue.add(objectKey(rs)),
+      update: (rs) => this.queue.add(objectKey(rs)),
+      delete: (rs) => {
+        this.expectations.deleteExpectations(objectKey(rs));
+        this.queue.add(objectKey(rs));
+      },
+    });
+    d.pods.addHandlers({ add: (p) => this.addPod(p), update: (p, old) => this.updatePod(p, old), delete: (p) => this.deletePod(p) });
+  }
+
+  run(workers = 5): Promise<void>[] {
+    return Array.from({ length: workers }, () => runWorker(this.queue, (k) => this.sync(k), {
+      onError: logSyncError(COMPONENT),
+    }));
+  }
+
+  private ownerKey(pod: KubeObject): string | undefined {
+    const ref = controllerOf(pod);
+    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
+    const key = `${pod.metadata.namespace}/${ref.name}`;
+    const rs = this.d.replicaSets.get(key);
+    return rs && rs.metadata.uid === ref.uid ? key : undefined;
+  }
+
+  private enqueueMatching(pod: KubeObject): void {
+    const labels = labelsOf(pod);
+    for (const rs of this.d.replicaSets.byNamespace(pod.metadata.namespace ?? '')) {
+      if (selectorMatcher(rsSpec(rs).selector)(labels)) this.queue.add(objectKey(rs));
+    }
+  }
+
+  private addPod(pod: KubeObject): void {
+    if (isDeleting(pod)) return this.deletePod(pod);
+    const key = this.ownerKey(pod);
+    if (key) {
+      this.expectations.creationObserved(key);
+      this.queue.add(key);
+    } else if (!controllerOf(pod)) {
+      this.enqueueMatching(pod);
+    }
+  }
+
+  private updatePod(pod: KubeObject, old: KubeObject): void {
+    if (isDeleting(pod) && !isDeleting(old)) {
+      const key = this.ownerKey(pod);
+      if (key) this.expectations.deletionObserved(key, objectKey(pod));
+    }
+    const oldRef = controllerOf(old);
+    const ref = controllerOf(pod);
+    if (oldRef && oldRef.uid !== ref?.uid) {
+      const oldKey = `${old.metadata.namespace}/${oldRef.name}`;
+      this.queue.add(oldKey);
+    }
+    const key = this.ownerKey(pod);
+    if (key) this.queue.add(key);
+    else if (!ref && (JSON.stringify(labelsOf(pod)) !== JSON.stringify(labelsOf(old)) || oldRef)) this.enqueueMatching(pod);
+  }
+
+  private deletePod(pod: KubeObject): void {
+    const ref = controllerOf(pod);
+    if (!ref || ref.kind !== 'ReplicaSet') return;
+    const key = `${pod.metadata.namespace}/${ref.name}`;
+    this.expectations.deletionObserved(key, objectKey(pod));
+    this.queue.add(key);
+  }
+
+  async sync(key: string): Promise<void> {
+    const rs = this.d.replicaSets.get(key);
+    if (!rs) {
+      this.expectations.deleteExpectations(key);
+      return;
+    }
+    const needsSync = this.expectations.satisfied(key);
+    const matches = selectorMatcher(rsSpec(rs).selector);
+    const owned: KubeObject[] = [];
+    for (const pod of this.d.pods.byNamespace(rs.metadata.namespace ?? '')) {
+      if (!isPodActive(pod)) continue;
+      const decision = claimDecision(rs, pod, matches(labelsOf(pod)));
+      if (decision === 'keep') owned.push(pod);
+      else if (decision === 'adopt') {
+        if (await this.adopt(rs, pod)) owned.push(pod);
+      } else if (decision === 'release') {
+        await this.d.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', releasePatch(rs.metadata.uid as string, pod))
+          .catch((e) => { if (!(e instanceof ApiError && (e.code === 404 || e.code === 422))) throw e; });
+      }
+    }
+    let manageError: { reason: string; message: string } | undefined;
+    if (needsSync && !isDeleting(rs)) {
+      manageError = await this.manageReplicas(key, rs, owned);
+    }
+    const status = calculateRsStatus(rs, owned, this.d.clock.now(), manageError);
+    await this.updateStatus(rs, status);
+    const spec = rsSpec(rs);
+    if (manageError) throw new Error(manageError.message);
+    if ((spec.minReadySeconds ?? 0) > 0 && (status.readyReplicas ?? 0) === (spec.replicas ?? 1) && (status.availableReplicas ?? 0) !== (spec.replicas ?? 1)) {
+      this.queue.addAfter(key, spec.minReadySeconds! * 1000);
+    }
+  }
+
+  // RecheckDeletionTimestamp: adopt only while the live ReplicaSet is the same one and not being deleted.
+  private async adopt(rs: KubeObject, pod: KubeObject): Promise<boolean> {
+    try {
+      const fresh = await this.d.api.get(RESOURCES.replicasets, rs.metadata.namespace!, rs.metadata.name!);
+      if (fresh.metadata.uid !== rs.metadata.uid || isDeleting(fresh)) return false;
+      await this.d.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', adoptPatch(rs, pod));
+      return true;
+    } catch (e) {
+      if (e instanceof ApiError && (e.code === 404 || e.code === 422)) return false;
+      throw e;
+    }
+  }
+
+  private async manageReplicas(key: string, rs: KubeObject, pods: KubeObject[]): Promise<{ reason: string; message: string } | undefined> {
+    const diff = replicaDiff(pods.length, rsSpec(rs).replicas ?? 1);
+    if (diff > 0) {
+      this.expectations.expectCreations(key, diff);
+      let created = 0;
+      for (const size of slowStartBatches(diff)) {
+        const results = await Promise.allSettled(Array.from({ length: size }, () => this.d.api.create(RESOURCES.pods, rs.metadata.namespace!, podFromTemplate(rs))));
+        let failed: unknown;
+        for (const r of results) {
+          if (r.status === 'fulfilled') {
+            created++;
+            this.d.recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
+          } else {
+            failed ??= r.reason;
+            this.expectations.lowerCreations(key);
+            // No event while the namespace is being deleted: nobody is left to read it (replica_set.go).
+            if (!namespaceTerminating(r.reason)) this.d.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(r.reason as Error).message}`);
+          }
+        }
+        if (failed) {
+          // The batches not attempted will never be observed either.
+          this.expectations.lowerCreations(key, diff - created - results.filter((r) => r.status === 'rejected').length);
+          return { reason: 'FailedCreate', message: (failed as Error).message };
+        }
+      }
+    } else if (diff < 0) {
+      const victims = podsToDelete(pods, -diff);
+      this.expectations.expectDeletions(key, victims.map(objectKey));
+      let failure: { reason: string; message: string } | undefined;
+      await Promise.all(victims.map(async (pod) => {
+        try {
+          await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
+          this.d.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
+        } catch (e) {
+          this.expectations.deletionObserved(key, objectKey(pod));
+          if (isNotFound(e)) return;
+          this.d.recorder.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${(e as Error).message}`);
+          failure ??= { reason: 'FailedDelete', message: (e as Error).message };
+        }
+      }));
+      return failure;
+    }
+    return undefined;
+  }
+
+  private async updateStatus(rs: KubeObject, status: RsStatus): Promise<void> {
+    if (JSON.stringify(rs.status ?? {}) === JSON.stringify(status)) return;
+    try {
+      await this.d.api.update(RESOURCES.replicasets, { ...rs, status }, 'status');
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 409)) throw e;
+      // One retry on a fresh copy (updateReplicaSetStatus).
+      const fresh = await this.d.api.get(RESOURCES.replicasets, rs.metadata.namespace!, rs.metadata.name!);
+      await this.d.api.update(RESOURCES.replicasets, { ...fresh, status }, 'status');
+    }
+  }
+}

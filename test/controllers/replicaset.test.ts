@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../client/types';
+import { RESOURCES } from '../../controllers/api-client';
+import { calculateRsStatus, podFromTemplate, podsToDelete, replicaDiff, ReplicaSetController, slowStartBatches } from '../../controllers/replicaset';
+import { FakeApi, FakeClock, FakeInformer, FakeRecorder, uid } from './fakes';
+
+function replicaSet(replicas: number): KubeObject {
+  return {
+    apiVersion: 'apps/v1', kind: 'ReplicaSet',
+    metadata: { name: 'web-abc', namespace: 'ns', uid: 'rs-uid', generation: 2, resourceVersion: '1' },
+    spec: {
+      replicas, selector: { matchLabels: { app: 'web', 'pod-template-hash': 'abc' } },
+      template: { metadata: { labels: { app: 'web', 'pod-template-hash': 'abc' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } },
+    },
+  };
+}
+
+function pod(name: string, opts: { owner?: string | null; node?: string; phase?: string; ready?: boolean; created?: string; labels?: Record<string, string> } = {}): KubeObject {
+  const owner = opts.owner === undefined ? 'rs-uid' : opts.owner;
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: {
+      name, namespace: 'ns', uid: `${name}-uid`, creationTimestamp: opts.created ?? '2026-01-01T00:00:00Z',
+      labels: opts.labels ?? { app: 'web', 'pod-template-hash': 'abc' },
+      ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-abc', uid: owner, controller: true, blockOwnerDeletion: true }] } : {}),
+    },
+    spec: { nodeName: opts.node },
+    status: { phase: opts.phase ?? 'Pending', conditions: opts.ready ? [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] : [] },
+  };
+}
+
+describe('replicaset diff logic', () => {
+  it('creates or deletes the difference, capped by burstReplicas', () => {
+    expect(replicaDiff(1, 3)).toBe(2);
+    expect(replicaDiff(5, 2)).toBe(-3);
+    expect(replicaDiff(0, 1000)).toBe(500);
+    expect(replicaDiff(1000, 0)).toBe(-500);
+  });
+
+  it('creates in slow-start batches 1, 2, 4, ...', () => {
+    expect(slowStartBatches(3)).toEqual([1, 2]);
+    expect(slowStartBatches(10)).toEqual([1, 2, 4, 3]);
+    expect(slowStartBatches(0)).toEqual([]);
+  });
+
+  it('deletes unassigned, then pending, then not-ready, then newer pods first', () => {
+    const pods = [
+      pod('running-ready-old', { node: 'n1', phase: 'Running', ready: true, created: '2026-01-01T00:00:00Z' }),
+      pod('running-ready-new', { node: 'n1', phase: 'Running', ready: true, created: '2026-01-02T00:00:00Z' }),
+      pod('running-notready', { node: 'n1', phase: 'Running' }),
+      pod('pending-assigned', { node: 'n1', phase: 'Pending' }),
+      pod('unassigned', {}),
+    ];
+    expect(podsToDelete(pods, 5).map((p) => p.metadata.name)).toEqual([
+      'unassigned', 'pending-assigned', 'running-notready', 'running-ready-new', 'running-ready-old',
+    ]);
+  });
+
+  it('computes status: replicas, fully labeled, ready, available, observed generation', () => {
+    const rs = replicaSet(3);
+    const pods = [pod('a', { ready: true }), pod('b', { ready: true, labels: { app: 'web' } }), pod('c')];
+    expect(calculateRsStatus(rs, pods, Date.parse('2026-01-01T00:01:00Z'))).toEqual({
+      replicas: 3, fullyLabeledReplicas: 2, readyReplicas: 2, availableReplicas: 2, observedGeneration: 2,
+    });
+    (rs.spec as any).minReadySeconds = 120; // ready for 60 s only
+    expect(calculateRsStatus(rs, pods, Date.parse('2026-01-01T00:01:00Z')).availableReplicas).toBeUndefined();
+  });
+
+  it('builds pods from the template with a controller reference and generateName', () => {
+    const p = podFromTemplate(replicaSet(1));
+    expect(p.metadata).toEqual({
+      generateName: 'web-abc-', namespace: 'ns', labels: { app: 'web', 'pod-template-hash': 'abc' },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-abc', uid: 'rs-uid', controller: true, blockOwnerDeletion: true }],
+    });
+  });
+});
+
+function setup(replicas: number) {
+  const clock = new FakeClock();
+  const api = new FakeApi();
+  const rsInformer = new FakeInformer();
+  const pods = new FakeInformer();
+  const recorder = new FakeRecorder();
+  const c = new ReplicaSetController({ api, replicaSets: rsInformer, pods, recorder, clock });
+  const rs = replicaSet(replicas);
+  api.put(RESOURCES.replicasets, rs);
+  rsInformer.add(rs);
+  return { clock, api, rsInformer, pods, recorder, c, rs };
+}
+
+describe('ReplicaSetController.sync', () => {
+  it('creates the missing pods once, and not again before the informer has seen them', async () => {
+    const { api, c, pods, recorder } = setup(3);
+    await c.sync('ns/web-abc');
+    const creates = api.writes('create', 'pods');
+    expect(creates).toHaveLength(3);
+    expect(recorder.events.filter((e) => e.reason === 'SuccessfulCreate').map((e) => e.message)).toEqual(creates.map((x) => `Created pod: ${x.name}`));
+    // The informer lags: a second sync must not create more.
+    await c.sync('ns/web-abc');
+    expect(api.writes('create', 'pods')).toHaveLength(3);
+    // Once the pods arrive, expectations are met and the ReplicaSet is in sync: nothing more to create.
+    for (const x of creates) pods.add({ ...(x.body as KubeObject), metadata: { ...(x.body as KubeObject).metadata, name: x.name, uid: uid() } });
+    expect(c.expectations.satisfied('ns/web-abc')).toBe(true);
+    await c.sync('ns/web-abc');
+    expect(api.writes('create', 'pods')).toHaveLength(3);
+    const status = api.writes('update', 'replicasets').at(-1)!;
+    expect(status.subresource).toBe('status');
+    expect((status.body as KubeObject).status).toEqual({ replicas: 3, fullyLabeledReplicas: 3, observedGeneration: 2 });
+  });
+
+  it('stops at the first failing batch and lowers expectations for the pods never attempted', async () => {
+    const { api, c, recorder } = setup(7);
+    api.failCreates = 0;
+    // The first batch (1) succeeds, the second (2) fails: the remaining 4 are never tried.
+    const create = api.create.bind(api);
+    let n = 0;
+    api.create = async (r, ns, obj) => {
+      if (++n === 2) throw Object.assign(new Error('quota exceeded'), { code: 403 });
+      return create(r, ns, obj);
+    };
+    await expect(c.sync('ns/web-abc')).rejects.toThrow('quota exceeded');
+    expect(n).toBe(3);
+    expect(c.expectations.pending('ns/web-abc')).toEqual({ add: 2, del: 0 }); // the 2 created, not yet observed
+    expect(recorder.events.find((e) => e.reason === 'FailedCreate')).toMatchObject({ type: 'Warning', message: 'Error creating: quota exceeded' });
+    const status = (api.writes('update', 'replicasets').at(-1)!.body as KubeObject).status as any;
+    expect(status.conditions[0]).toMatchObject({ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota exceeded' });
+  });
+
+  it('deletes the surplus with the victim order and waits for the deletions', async () => {
+    const { api, c, pods, recorder } = setup(1);
+    const keep = pod('keep', { node: 'n1', phase: 'Running', ready: true });
+    const p1 = pod('p1', {});
+    const p2 = pod('p2', { node: 'n1', phase: 'Running' });
+    for (const p of [keep, p1, p2]) {
+      api.put(RESOURCES.pods, p);
+      pods.add(p);
+    }
+    await c.sync('ns/web-abc');
+    expect(api.writes('delete', 'pods').map((x) => x.name).sort()).toEqual(['p1', 'p2']);
+    expect(recorder.events.map((e) => e.message).sort()).toEqual(['Deleted pod: p1', 'Deleted pod: p2']);
+    expect(c.expectations.satisfied('ns/web-abc')).toBe(false);
+    pods.delete(p1);
+    pods.delete(p2);
+    expect(c.expectations.satisfied('ns/web-abc')).toBe(true);
+  });
+
+  it('adopts a matching orphan and releases an owned pod that stopped matching', async () => {
+    const { api, c, pods } = setup(1);
+    const orphan = pod('orphan', { owner: null });
+    const strayed = pod('strayed', { labels: { app: 'other' } });
+    const foreign = pod('foreign', { owner: 'another-uid' });
+    for (const p of [orphan, strayed, foreign]) {
+      api.put(RESOURCES.pods, p);
+      pods.add(p);
+    }
+    await c.sync('ns/web-abc');
+    const patches = api.writes('patch', 'pods');
+    expect(patches).toEqual([
+      expect.objectContaining({ name: 'orphan', body: { metadata: { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-abc', uid: 'rs-uid', controller: true, blockOwnerDeletion: true }], uid: 'orphan-uid' } } }),
+      expect.objectContaining({ name: 'strayed', body: { metadata: { ownerReferences: [{ $patch: 'delete', uid: 'rs-uid' }], uid: 'strayed-uid' } } }),
+    ]);
+    // The adopted orphan is its one replica: nothing created, nothing deleted.
+    expect(api.writes('create', 'pods')).toHaveLength(0);
+    expect(api.writes('delete', 'pods')).toHaveLength(0);
+  });
+
+  it('forgets the expectations of a deleted ReplicaSet', async () => {
+    const { c, rsInformer, rs } = setup(2);
+    await c.sync('ns/web-abc');
+    expect(c.expectations.pending('ns/web-abc')).toEqual({ add: 2, del: 0 });
+    rsInformer.delete(rs);
+    expect(c.expectations.pending('ns/web-abc')).toBeUndefined();
+  });
+});
