@@ -2,7 +2,7 @@
 // HTTP streams: a browser holds 6 fetch streams per host) spread round-robin over the replicas, each watching
 // the run's config maps by label; writes at R/s for D seconds (at most 64 in flight), each carrying its sequence
 // number. Every receipt is timed against its send on this page's clock; at the end each watcher must have seen
-// every acknowledged write exactly once and in order — that is completeness.
+// every acknowledged write exactly once and in commit (resourceVersion) order — that is completeness.
 
 import { listAll, watch } from '../../client/index';
 import { el, schedule } from '../dom';
@@ -36,7 +36,8 @@ export interface LoadgenStats {
 
 interface WatcherState {
   replica: string;
-  lastSeq: number;
+  lastRv: number; // events must arrive in commit order (resourceVersion), not send order: writes overlap
+
   seen: Set<number>;
   duplicates: number;
   outOfOrder: number;
@@ -114,7 +115,7 @@ export class LoadGenerator {
       const opened: Promise<void>[] = [];
       for (let i = 0; i < watchers; i++) {
         const replica = spread[i % spread.length] ?? 'store';
-        const state: WatcherState = { replica: replicaLabel(replica), lastSeq: 0, seen: new Set(), duplicates: 0, outOfOrder: 0 };
+        const state: WatcherState = { replica: replicaLabel(replica), lastRv: 0, seen: new Set(), duplicates: 0, outOfOrder: 0 };
         states.push(state);
         opened.push(this.watchOne(path + replicaQuery(replica), selector, resourceVersion, transport, state, signal));
       }
@@ -169,10 +170,11 @@ export class LoadGenerator {
           const seq = Number((e.object.metadata.annotations as Record<string, string> | undefined)?.[SEQ_ANNOTATION]);
           if (!Number.isInteger(seq)) return;
           const at = performance.now();
+          const rv = Number(e.object.metadata.resourceVersion);
           if (state.seen.has(seq)) state.duplicates++;
-          else if (seq < state.lastSeq) state.outOfOrder++;
+          else if (rv <= state.lastRv) state.outOfOrder++;
           state.seen.add(seq);
-          state.lastSeq = Math.max(state.lastSeq, seq);
+          state.lastRv = Math.max(state.lastRv, rv);
           this.stats.deliveries++;
           const sent = this.sentAt.get(seq);
           if (sent !== undefined) this.chart.record(at - sent);
