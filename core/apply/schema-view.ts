@@ -17,7 +17,7 @@ export type ScalarType = 'string' | 'numeric' | 'boolean' | 'untyped';
 export type Atom =
   | { t: 'scalar'; scalar: ScalarType }
   | { t: 'list'; elem: SchemaNode; rel: 'atomic' | 'set' | 'map'; keys: readonly string[] }
-  | { t: 'map'; fields?: Record<string, SchemaNode>; elem?: SchemaNode; atomic: boolean };
+  | { t: 'map'; fields?: Record<string, SchemaNode>; elem?: SchemaNode; atomic: boolean; pes?: Map<string, PathElement> };
 
 const DEDUCED_LIST: Atom = { t: 'list', elem: DEDUCED, rel: 'atomic', keys: [] };
 const DEDUCED_MAP: Atom = { t: 'map', elem: DEDUCED, atomic: false };
@@ -70,6 +70,22 @@ function listAtom(n: SchemaNode): Atom {
 export function fieldNode(a: Extract<Atom, { t: 'map' }>, key: string): SchemaNode | undefined {
   const f = a.fields?.[key];
   return f ?? a.elem;
+}
+
+/**
+ * The path element of map key `key`. A declared struct field's element is made once per schema node and
+ * shared (paths are built for every field of every write); other keys (labels, additionalProperties)
+ * get a fresh one, so what is kept stays bounded by the schema.
+ */
+export function keyPathElement(a: Extract<Atom, { t: 'map' }>, key: string): PathElement {
+  if (a.fields === undefined || a.fields[key] === undefined) return fieldElement(key);
+  const pes = (a.pes ??= new Map());
+  let pe = pes.get(key);
+  if (!pe) {
+    pe = fieldElement(key);
+    pes.set(key, pe);
+  }
+  return pe;
 }
 
 export function isStructField(a: Atom, key: string): boolean {

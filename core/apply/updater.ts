@@ -76,7 +76,8 @@ function updateOwners(u: Updater, oldObj: unknown, newObj: unknown, managers: Ma
   }
   if (!cmp.removed.empty()) {
     for (const [manager, vs] of managers) {
-      if (manager === workflow) continue;
+      // An owner untouched by the removal keeps its very set (managed-fields.ts writes it out as read).
+      if (manager === workflow || !vs.set.overlaps(cmp.removed)) continue;
       managers.set(manager, { ...vs, set: vs.set.difference(cmp.removed) });
     }
   }
