@@ -199,8 +199,13 @@ const HTML_CHARS = /[<>&\u2028\u2029]/;
 const HTML_CHARS_G = /[<>&\u2028\u2029]/g;
 const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
 
+// A string JSON writes as itself in quotes: no quote, backslash, control character, HTML character,
+// line/paragraph separator or lone surrogate to escape.
+const PLAIN_STRING = /^[^"\\\u0000-\u001f<>&\u2028\u2029\ud800-\udfff]*$/;
+
 /** JSON as json-iterator's standard-library mode writes it: keys in order given, HTML characters escaped. */
 export function goJson(v: unknown): string {
+  if (typeof v === 'string' && PLAIN_STRING.test(v)) return `"${v}"`;
   const s = JSON.stringify(v);
   return HTML_CHARS.test(s) ? s.replace(HTML_CHARS_G, (c) => HTML_ESCAPES[c]) : s;
 }

@@ -120,3 +120,13 @@ describe('FieldsV1 read back', () => {
     expect(sorted).toEqual(utf8);
   });
 });
+
+describe('goJson', () => {
+  it('writes strings as Go\'s encoder does, escaping HTML characters and separators', async () => {
+    const { goJson } = await import('../../../core/apply/path-element');
+    for (const s of ['plain', '', 'a"b', 'back\\slash', 'tab\t', '<a>&', '\u2028\u2029', 'é', '\u{1F600}', '\ud800', '\u007f']) {
+      const expected = JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      expect(goJson(s)).toBe(expected);
+    }
+  });
+});
