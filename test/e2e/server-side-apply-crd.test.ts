@@ -2,7 +2,7 @@
 // applied server-side, then custom objects (created, unchanged, configured), a second field manager's
 // conflict and --force-conflicts, pruning of dropped fields, a list-type map merged item by item, kube's
 // 422 for an invalid field as a POST gets it, --show-managed-fields, /status and /scale applies, and
-// managedFields at the version the request named.
+// managedFields at the version the request named, and a no-op PUT writing nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
 
@@ -206,5 +206,13 @@ describe('kubectl apply --server-side with custom resources', () => {
     const after = byManager((await http(r, 'GET', `${WIDGETS}/w1`)).json);
     expect(after['kubectl-patch/Update']).toMatchObject({ apiVersion: 'example.com/v1beta1', fieldsV1: { 'f:spec': { 'f:color': {} } } });
     expect(after['beta/Apply']).toBeUndefined(); // its only field went to the patcher
+
+    // A PUT of the object as it is, by yet another manager, writes nothing: same resourceVersion, same managedFields.
+    const current = (await http(r, 'GET', `${WIDGETS}/w1`)).json;
+    const put = await http(r, 'PUT', `${WIDGETS}/w1?fieldManager=replacer`, current);
+    expect(put.status).toBe(200);
+    expect(put.json.metadata.resourceVersion).toBe(current.metadata.resourceVersion);
+    expect(put.json.metadata.managedFields).toEqual(current.metadata.managedFields);
+    expect((await http(r, 'GET', `${WIDGETS}/w1`)).json).toEqual(current);
   });
 });
