@@ -30,6 +30,7 @@ const schema = {
         },
         config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
         selector: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'string' } },
+        template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
       },
     },
     status: { type: 'object', properties: { replicas: { type: 'integer' }, phase: { type: 'string' } } },
@@ -164,6 +165,18 @@ describe('server-side apply of a custom resource', () => {
     });
     const other = apply(store, 'b', ct({ config: { a: { c: 2 } } }));
     expect((other.body as KubeObject).spec).toMatchObject({ config: { a: { b: 1, c: 2 }, list: [1, 2] } });
+  });
+
+  it('gives an embedded resource apiVersion, kind and ObjectMeta, the rest deduced', () => {
+    const { store } = memoryStore();
+    const template = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' } }, spec: { x: 1 } };
+    const res = apply(store, 'a', ct({ template }));
+    expect(res.code).toBe(201);
+    expect(entries(res.body)[0].fieldsV1).toEqual({
+      'f:spec': { 'f:template': { 'f:apiVersion': {}, 'f:kind': {}, 'f:metadata': { 'f:labels': { 'f:a': {} }, 'f:name': {} }, 'f:spec': { '.': {}, 'f:x': {} } } },
+    });
+    expect(statusOf(() => apply(store, 'a', ct({ template: { ...template, metadata: { bogus: 1 } } }))).message)
+      .toBe('failed to create typed patch object (/c1; stable.example.com/v1, Kind=CronTab): .spec.template.metadata.bogus: field not declared in schema');
   });
 
   it('applies status only through /status, and scale through /scale at the spec replicas path', () => {
