@@ -165,17 +165,59 @@ export function mergeStatusUpdate(current: KubeObject, next: KubeObject): KubeOb
   return merged;
 }
 
+/**
+ * Whether `a` and `b` serialize to the same JSON up to key order (a no-op write must not create a
+ * revision). One walk over both values, building no strings: what JSON.stringify omits (undefined,
+ * functions) is absent, non-finite numbers are null, and in arrays the omitted values are null too.
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  if (a === undefined || b === undefined) return a === b;
+  return jsonEqual(a, b);
 }
 
-// Key order must not make two equal objects differ: a no-op apply must not create a revision.
-function canonicalJson(v: unknown): string {
-  if (v === undefined) return 'undefined';
-  return JSON.stringify(v, (_k, val) => {
-    if (val && typeof val === 'object' && !Array.isArray(val)) {
-      return Object.fromEntries(Object.keys(val).sort().map((k) => [k, (val as Record<string, unknown>)[k]]));
-    }
-    return val;
-  });
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  a = jsonForm(a);
+  b = jsonForm(b);
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const arr = Array.isArray(a);
+  if (arr !== Array.isArray(b)) return false;
+  if (arr) {
+    const x = a as unknown[];
+    const y = b as unknown[];
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (!jsonEqual(inArray(x[i]), inArray(y[i]))) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let present = 0;
+  for (const k of Object.keys(x)) {
+    const v = x[k];
+    if (omitted(v)) continue;
+    present++;
+    if (!Object.prototype.hasOwnProperty.call(y, k)) return false;
+    const w = y[k];
+    if (omitted(w) || !jsonEqual(v, w)) return false;
+  }
+  let other = 0;
+  for (const k of Object.keys(y)) if (!omitted(y[k])) other++;
+  return present === other;
 }
+
+// What JSON.stringify writes for a value before looking inside it: toJSON() (Dates), null for NaN/±Infinity.
+function jsonForm(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') return (v as { toJSON(): unknown }).toJSON();
+  return v;
+}
+
+function omitted(v: unknown): boolean {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
+function inArray(v: unknown): unknown {
+  return omitted(v) ? null : v;
+}
+

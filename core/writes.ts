@@ -49,6 +49,7 @@ export interface WriteEnv {
   // transforms do (e.g. RBAC escalation prevention, core/rbac/escalation.ts); throws to refuse.
   guard?: WriteGuard;
   manager?: string; // the field manager of this write (fieldManager, else the User-Agent's prefix)
+  requestVersion?: string; // custom types: the served version asked for, when not the storage version
   garbageCollection?: boolean; // default true; false: DELETE adds no orphan/foregroundDeletion finalizers
 }
 
@@ -67,6 +68,8 @@ export interface WriteAttribution {
   force?: boolean;
   /** Why the object may not be created (RBAC, namespace lifecycle): an apply that would create it fails so. */
   createRefused?: Status;
+  /** Custom types: the version the request named, when the front door rewrote it to the storage version. */
+  requestVersion?: string;
 }
 
 export interface DeleteQuery {
@@ -99,6 +102,7 @@ export function executeWrite(store: WriteStore, env: WriteEnv, req: WriteRequest
   if (req.verb === 'create' || req.verb === 'update') checkWriteOptions(req.verb === 'create' ? 'CreateOptions' : 'UpdateOptions', req.fieldManager);
   if (req.verb === 'patch') checkPatchOptions(isApplyPatch(req.patchType), req.fieldManager, req.force);
   env = { ...env, manager: managerOrUserAgent(req.fieldManager, req.userAgent) };
+  if (req.requestVersion) env.requestVersion = req.requestVersion;
   switch (req.verb) {
     case 'create':
       return create(store, env, req.namespace, req.body);

@@ -6,7 +6,7 @@
 import type { SchemaNode } from '../schema/node';
 import { FieldSet } from './field-set';
 import type { PathElement } from './path-element';
-import { atomOf, fieldNode, isMap, itemElement, ListItemError, valuesEqual, type Atom } from './schema-view';
+import { atomOf, fieldNode, isMap, itemElement, ListItemError, valuesEqual, type Atom, keyPathElement } from './schema-view';
 
 export interface Comparison {
   added: FieldSet;
@@ -72,7 +72,7 @@ class Walker {
       for (const key of Object.keys(lm)) {
         const child = fieldNode(a, key);
         if (!child) continue;
-        path.push({ kind: 0, text: `f:${key}`, name: key });
+        path.push(keyPathElement(a, key));
         this.compare(child, lm[key], rm ? own(rm, key) : undefined, path);
         path.pop();
       }
@@ -82,7 +82,7 @@ class Walker {
         if (lm && Object.prototype.hasOwnProperty.call(lm, key)) continue;
         const child = fieldNode(a, key);
         if (!child) continue;
-        path.push({ kind: 0, text: `f:${key}`, name: key });
+        path.push(keyPathElement(a, key));
         this.compare(child, undefined, rm[key], path);
         path.pop();
       }

@@ -36,6 +36,13 @@ export interface FieldManagerContext {
   /** The type has a /status subresource: then status is not owned through the main resource. */
   hasStatus: boolean;
   now: number;
+  /** Where a Scale's spec.replicas lives in the object (custom types: specReplicasPath); default spec.replicas. */
+  scaleReplicasPath?: readonly string[];
+  /**
+   * Other apiVersions whose field sets read the same under this schema (a CRD's versions: conversion
+   * None changes only apiVersion). Sets recorded at any other version are dropped.
+   */
+  convertible?: (apiVersion: string) => boolean;
 }
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -64,7 +71,7 @@ function resetFilter(ctx: FieldManagerContext): ((s: FieldSet) => FieldSet) | un
     return out;
   };
   if (ctx.subresource === 'status') return only([f('status')]);
-  if (ctx.subresource === 'scale') return only([f('spec'), f('replicas')]);
+  if (ctx.subresource === 'scale') return only((ctx.scaleReplicasPath ?? ['spec', 'replicas']).map((n) => f(n)));
   if (ctx.hasStatus) {
     const status = FieldSet.of([f('status')]);
     return (s) => (s.nodes.has('f:status') ? s.recursiveDifference(status) : s);
@@ -73,7 +80,7 @@ function resetFilter(ctx: FieldManagerContext): ((s: FieldSet) => FieldSet) | un
 }
 
 function updaterFor(ctx: FieldManagerContext): Updater {
-  return { node: ctx.node, version: apiVersionOf(ctx), filter: resetFilter(ctx) };
+  return { node: ctx.node, version: apiVersionOf(ctx), filter: resetFilter(ctx), convertible: ctx.convertible };
 }
 
 // The object as the merge compares it: managedFields are bookkeeping, not content.

@@ -103,6 +103,18 @@ export class FieldSet {
     return out;
   }
 
+  /** Whether some path is a member of both sets (then `difference` changes this set). */
+  overlaps(other: FieldSet): boolean {
+    const [small, large] = this.nodes.size <= other.nodes.size ? [this, other] : [other, this];
+    for (const [k, n] of small.nodes) {
+      const o = large.nodes.get(k);
+      if (!o) continue;
+      if (n.member && o.member) return true;
+      if (n.children && o.children && n.children.overlaps(o.children)) return true;
+    }
+    return false;
+  }
+
   /** Paths of this set not in `other` (members and children are subtracted separately, as SMD does). */
   difference(other: FieldSet): FieldSet {
     const out = new FieldSet();

@@ -3,7 +3,7 @@
 // elements in kube's order; `{}` is a leaf; a node both owned and a parent holds `".":{}` first.
 
 import { FieldSet } from './field-set';
-import { parseElement } from './path-element';
+import { compareElements, parseElement, type PathElement } from './path-element';
 
 export type FieldsV1 = { [key: string]: FieldsV1 };
 
@@ -25,33 +25,56 @@ export class FieldsV1Error extends Error {}
 
 /** Parses a fieldsV1 value; unknown element types are skipped, as kube does; malformed keys throw. */
 export function fromFieldsV1(value: unknown): FieldSet {
+  return readFieldsV1(value).set;
+}
+
+/**
+ * fromFieldsV1, and whether `value` is exactly what toFieldsV1 writes for the set (keys canonical and in
+ * kube's order, "." only first and beside children): then the value can be written again as it is.
+ */
+export function readFieldsV1(value: unknown): { set: FieldSet; canonical: boolean } {
   const set = new FieldSet();
-  if (value === undefined || value === null) return set;
-  read(value, set);
-  return set;
+  if (value === undefined || value === null) return { set, canonical: false };
+  const state = { canonical: true };
+  read(value, set, state, true);
+  return { set, canonical: state.canonical };
 }
 
 // Returns whether the node itself is owned (a leaf, or one listing ".").
-function read(value: unknown, into: FieldSet): boolean {
+function read(value: unknown, into: FieldSet, state: { canonical: boolean }, top = false): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FieldsV1Error('expected an object');
   let self = false;
   let any = false;
-  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+  let first = true;
+  let previous: PathElement | undefined;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const child = (value as Record<string, unknown>)[key];
     if (key === '.') {
       self = true;
+      if (!first || top) state.canonical = false;
+      first = false;
       continue;
     }
+    first = false;
     let pe;
     try {
       pe = parseElement(key);
     } catch (e) {
       throw new FieldsV1Error(`parsing key as path element: ${(e as Error).message}`);
     }
-    if (!pe) continue;
+    if (!pe) {
+      state.canonical = false;
+      continue;
+    }
+    if (state.canonical && (pe.text !== key || (previous && compareElements(previous, pe) >= 0))) state.canonical = false;
+    previous = pe;
     any = true;
     const children = new FieldSet();
-    const member = read(child, children);
+    const member = read(child, children, state);
+    if (into.nodes.has(pe.text)) state.canonical = false;
     into.nodes.set(pe.text, { pe, member, children: children.empty() ? undefined : children });
   }
+  if (self && !any) state.canonical = false; // {".":{}} is written {}
   return self || !any;
 }

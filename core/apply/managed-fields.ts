@@ -3,7 +3,7 @@
 // identifier, FieldsV1 sets, sorted Apply before Update, then by time, manager, apiVersion, subresource.
 
 import { FieldSet } from './field-set';
-import { fromFieldsV1, toFieldsV1, type FieldsV1 } from './fields-v1';
+import { readFieldsV1, toFieldsV1, type FieldsV1 } from './fields-v1';
 import { goJson } from './path-element';
 import type { ManagedFields } from './updater';
 
@@ -27,6 +27,11 @@ export function emptyManaged(): Managed {
 }
 
 export class ManagedFieldsError extends Error {}
+
+// The fieldsV1 a set was read from, when writing the set gives back exactly that value: an entry the
+// write left alone is written as it was read, without walking and sorting it again. Sets are never
+// mutated once built (./updater.ts makes new ones), so the value stays right for the set it is keyed by.
+const written = new WeakMap<FieldSet, FieldsV1>();
 
 /** BuildManagerIdentifier: the entry without time and fields (and without apiVersion for Apply), as JSON. */
 export function managerIdentifier(e: Pick<ManagedFieldsEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
@@ -56,7 +61,9 @@ export function decodeManagedFields(entries: unknown): Managed {
     const id = managerIdentifier(e);
     let set: FieldSet;
     try {
-      set = fromFieldsV1(e.fieldsV1 ?? {});
+      const read = readFieldsV1(e.fieldsV1 ?? {});
+      set = read.set;
+      if (read.canonical) written.set(set, e.fieldsV1!);
     } catch (err) {
       throw new ManagedFieldsError(`error decoding versioned set: error decoding set: ${(err as Error).message}`);
     }
@@ -91,7 +98,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     const time = managed.times.get(id);
     if (time) e.time = time;
     e.fieldsType = 'FieldsV1';
-    e.fieldsV1 = toFieldsV1(vs.set);
+    e.fieldsV1 = written.get(vs.set) ?? toFieldsV1(vs.set);
     if (ident.subresource) e.subresource = ident.subresource;
     out.push(e);
   }

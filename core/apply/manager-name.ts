@@ -8,10 +8,14 @@ import { invalidValue, tooLong, type FieldCause } from '../validation/names';
 export const FIELD_MANAGER_MAX_LENGTH = 128;
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+// Printable ASCII (every character of it is a letter, digit, punctuation, symbol or space) short enough:
+// what nearly every write carries, accepted without a look at each character.
+const SHORT_PRINTABLE_ASCII = new RegExp(`^[\\x20-\\x7e]{0,${FIELD_MANAGER_MAX_LENGTH}}$`);
 
 export function managerOrUserAgent(fieldManager: string | undefined, userAgent: string | undefined): string {
   if (fieldManager) return fieldManager;
   const prefix = (userAgent ?? '').split('/')[0];
+  if (SHORT_PRINTABLE_ASCII.test(prefix)) return prefix;
   let out = '';
   let bytes = 0;
   for (const ch of prefix) {
@@ -26,7 +30,7 @@ export function managerOrUserAgent(fieldManager: string | undefined, userAgent: 
 
 export function validateFieldManager(fieldManager: string): FieldCause[] {
   const causes: FieldCause[] = [];
-  if (!fieldManager) return causes;
+  if (!fieldManager || SHORT_PRINTABLE_ASCII.test(fieldManager)) return causes;
   if (new TextEncoder().encode(fieldManager).length > FIELD_MANAGER_MAX_LENGTH) causes.push(tooLong('fieldManager', FIELD_MANAGER_MAX_LENGTH));
   let i = 0;
   for (const ch of fieldManager) {

@@ -17,6 +17,7 @@ export function fieldElement(name: string): PathElement {
 
 /** A keyed item: the key fields sorted by name, as value.FieldList.Sort does. */
 export function keyElement(fields: [string, unknown][]): PathElement {
+  if (fields.length === 1) return { kind: 1, text: `k:{${goJson(fields[0][0])}:${goJson(fields[0][1])}}`, key: [fields[0]] };
   const key = fields.slice().sort((a, b) => compareStrings(a[0], b[0]));
   return { kind: 1, text: `k:{${key.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`, key };
 }
@@ -29,8 +30,33 @@ export function indexElement(index: number): PathElement {
   return { kind: 3, text: `i:${index}`, index };
 }
 
+// Parsed FieldsV1 keys: the same few keys (`f:spec`, `k:{"name":"nginx"}`) recur in every object's
+// managedFields, and a key item costs a JSON.parse and a re-serialization. Elements are immutable, so
+// they are shared; the cache is dropped whole when its (estimated) bytes pass the budget.
+const PARSED_BUDGET_BYTES = 1024 * 1024;
+const PARSED_ENTRY_BYTES = 96; // the element object, its Map entry and (keys) the parsed key array
+const parsed = new Map<string, PathElement>();
+let parsedBytes = 0;
+
 /** Parses a FieldsV1 key; undefined for an unknown element type (kube skips those), throws if malformed. */
 export function parseElement(text: string): PathElement | undefined {
+  const hit = parsed.get(text);
+  if (hit) return hit;
+  const pe = parseUncached(text);
+  if (!pe) return undefined;
+  const bytes = PARSED_ENTRY_BYTES + 2 * (text.length + pe.text.length);
+  if (parsedBytes + bytes > PARSED_BUDGET_BYTES) {
+    parsed.clear();
+    parsedBytes = 0;
+  }
+  if (bytes <= PARSED_BUDGET_BYTES) {
+    parsed.set(text, pe);
+    parsedBytes += bytes;
+  }
+  return pe;
+}
+
+function parseUncached(text: string): PathElement | undefined {
   if (text.length < 2 || text[1] !== ':') throw new Error(`missing colon: ${text}`);
   const body = text.slice(2);
   switch (text[0]) {
@@ -94,15 +120,22 @@ export function pathString(path: readonly PathElement[]): string {
   return path.map(elementString).join('');
 }
 
-// Go's strings.Compare orders by UTF-8 bytes; UTF-16 code units differ only around surrogates.
+// Go's strings.Compare orders by UTF-8 bytes, which is code point order. UTF-16 code units order the
+// same way except that surrogates (U+D800–DFFF, half of a pair above U+FFFF) sort below U+E000–FFFF:
+// at the first differing unit, lift surrogates above that range (earlier units are equal, so two
+// differing low surrogates follow the same high one and keep their order).
 function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i)!;
-    const y = b.codePointAt(i)!;
-    if (x !== y) return x < y ? -1 : 1;
-    if (x > 0xffff) i++;
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x < y ? -1 : 1;
   }
   return a.length < b.length ? -1 : 1;
 }
@@ -166,8 +199,13 @@ const HTML_CHARS = /[<>&\u2028\u2029]/;
 const HTML_CHARS_G = /[<>&\u2028\u2029]/g;
 const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
 
+// A string JSON writes as itself in quotes: no quote, backslash, control character, HTML character,
+// line/paragraph separator or lone surrogate to escape.
+const PLAIN_STRING = /^[^"\\\u0000-\u001f<>&\u2028\u2029\ud800-\udfff]*$/;
+
 /** JSON as json-iterator's standard-library mode writes it: keys in order given, HTML characters escaped. */
 export function goJson(v: unknown): string {
+  if (typeof v === 'string' && PLAIN_STRING.test(v)) return `"${v}"`;
   const s = JSON.stringify(v);
   return HTML_CHARS.test(s) ? s.replace(HTML_CHARS_G, (c) => HTML_ESCAPES[c]) : s;
 }

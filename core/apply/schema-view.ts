@@ -8,7 +8,7 @@
 // - untyped nodes (RawExtension, JSON) are "deduced" from the value: maps granular, lists atomic.
 
 import type { SchemaNode } from '../schema/node';
-import { fieldElement, keyElement, valueElement, type PathElement } from './path-element';
+import { fieldElement, goJson, keyElement, valueElement, type PathElement } from './path-element';
 
 export const DEDUCED: SchemaNode = {};
 
@@ -16,11 +16,21 @@ export type ScalarType = 'string' | 'numeric' | 'boolean' | 'untyped';
 
 export type Atom =
   | { t: 'scalar'; scalar: ScalarType }
-  | { t: 'list'; elem: SchemaNode; rel: 'atomic' | 'set' | 'map'; keys: readonly string[] }
-  | { t: 'map'; fields?: Record<string, SchemaNode>; elem?: SchemaNode; atomic: boolean };
+  | { t: 'list'; elem: SchemaNode; rel: 'atomic' | 'set' | 'map'; keys: readonly string[]; keyPrefix: string | undefined }
+  | { t: 'map'; fields: Record<string, SchemaNode> | undefined; elem: SchemaNode | undefined; atomic: boolean; pes: Map<string, PathElement> | undefined };
 
-const DEDUCED_LIST: Atom = { t: 'list', elem: DEDUCED, rel: 'atomic', keys: [] };
-const DEDUCED_MAP: Atom = { t: 'map', elem: DEDUCED, atomic: false };
+// Atoms of one kind share one shape (the walkers' property reads stay monomorphic).
+function list(elem: SchemaNode, rel: 'atomic' | 'set' | 'map', keys: readonly string[]): Atom {
+  // A single key's item text is `k:{"<key>":<value>}`: its constant part made once (itemElement).
+  return { t: 'list', elem, rel, keys, keyPrefix: keys.length === 1 ? `k:{${goJson(keys[0])}:` : undefined };
+}
+
+function map(fields: Record<string, SchemaNode> | undefined, elem: SchemaNode | undefined, atomic: boolean): Atom {
+  return { t: 'map', fields, elem, atomic, pes: undefined };
+}
+
+const DEDUCED_LIST: Atom = list(DEDUCED, 'atomic', []);
+const DEDUCED_MAP: Atom = map(undefined, DEDUCED, false);
 const UNTYPED: Atom = { t: 'scalar', scalar: 'untyped' };
 
 const atoms = new WeakMap<SchemaNode, Atom>();
@@ -47,7 +57,7 @@ function build(n: SchemaNode): Atom {
   if (n.type === 'array' || n.items) return listAtom(n);
   if (n.type === 'object' || n.properties || n.additionalProperties) {
     const elem = n.additionalProperties ?? (n.preserveUnknownFields || !n.properties ? DEDUCED : undefined);
-    return { t: 'map', fields: n.properties, elem, atomic: n.mapType === 'atomic' };
+    return map(n.properties, elem, n.mapType === 'atomic');
   }
   if (n.type === 'string') return { t: 'scalar', scalar: 'string' };
   if (n.type === 'integer' || n.type === 'number') return { t: 'scalar', scalar: 'numeric' };
@@ -57,19 +67,35 @@ function build(n: SchemaNode): Atom {
 
 function listAtom(n: SchemaNode): Atom {
   const elem = n.items ?? DEDUCED;
-  if (n.listType === 'atomic') return { t: 'list', elem, rel: 'atomic', keys: [] };
-  if (n.listType === 'set') return { t: 'list', elem, rel: 'set', keys: [] };
-  if (n.listType === 'map') return { t: 'list', elem, rel: 'map', keys: n.listMapKeys ?? [] };
+  if (n.listType === 'atomic') return list(elem, 'atomic', []);
+  if (n.listType === 'set') return list(elem, 'set', []);
+  if (n.listType === 'map') return list(elem, 'map', n.listMapKeys ?? []);
   if (n.patchStrategy?.split(',')[0] === 'merge') {
-    return n.patchMergeKey ? { t: 'list', elem, rel: 'map', keys: [n.patchMergeKey] } : { t: 'list', elem, rel: 'set', keys: [] };
+    return n.patchMergeKey ? list(elem, 'map', [n.patchMergeKey]) : list(elem, 'set', []);
   }
-  return { t: 'list', elem, rel: 'atomic', keys: [] };
+  return list(elem, 'atomic', []);
 }
 
 /** The schema of map key `key`: its struct field, else the element type (undefined: not declared). */
 export function fieldNode(a: Extract<Atom, { t: 'map' }>, key: string): SchemaNode | undefined {
   const f = a.fields?.[key];
   return f ?? a.elem;
+}
+
+/**
+ * The path element of map key `key`. A declared struct field's element is made once per schema node and
+ * shared (paths are built for every field of every write); other keys (labels, additionalProperties)
+ * get a fresh one, so what is kept stays bounded by the schema.
+ */
+export function keyPathElement(a: Extract<Atom, { t: 'map' }>, key: string): PathElement {
+  if (a.fields === undefined || a.fields[key] === undefined) return fieldElement(key);
+  const pes = (a.pes ??= new Map());
+  let pe = pes.get(key);
+  if (!pe) {
+    pe = fieldElement(key);
+    pes.set(key, pe);
+  }
+  return pe;
 }
 
 export function isStructField(a: Atom, key: string): boolean {
@@ -92,16 +118,16 @@ export function itemElement(a: Extract<Atom, { t: 'list' }>, item: unknown): Pat
   if (a.keys.length > 0) {
     if (item === null) throw new ListItemError('associative list with keys may not have a null element');
     if (!isMap(item)) throw new ListItemError('associative list with keys may not have non-map elements');
+    if (a.keys.length === 1) {
+      // The common case (containers by name): keyElement's text, its constant part made with the atom.
+      const k = a.keys[0];
+      const v = Object.prototype.hasOwnProperty.call(item, k) ? item[k] : keyDefault(a, k);
+      return { kind: 1, text: `${a.keyPrefix}${goJson(v)}}`, key: [[k, v]] };
+    }
     const fields: [string, unknown][] = [];
     for (const k of a.keys) {
       if (Object.prototype.hasOwnProperty.call(item, k)) fields.push([k, item[k]]);
-      else {
-        const def = a.elem.properties?.[k]?.default ?? KEY_DEFAULTS[a.elem.definition ?? '']?.[k];
-        if (def === undefined) {
-          throw new ListItemError(`associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
-        }
-        fields.push([k, def]);
-      }
+      else fields.push([k, keyDefault(a, k)]);
     }
     return keyElement(fields);
   }
@@ -109,6 +135,14 @@ export function itemElement(a: Extract<Atom, { t: 'list' }>, item: unknown): Pat
   if (Array.isArray(item)) throw new ListItemError('not supported: associative list with lists as elements');
   if (item === null) throw new ListItemError("associative list without keys has an element that's an explicit null");
   return valueElement(item);
+}
+
+function keyDefault(a: Extract<Atom, { t: 'list' }>, k: string): unknown {
+  const def = a.elem.properties?.[k]?.default ?? KEY_DEFAULTS[a.elem.definition ?? '']?.[k];
+  if (def === undefined) {
+    throw new ListItemError(`associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
+  }
+  return def;
 }
 
 export function mapElement(key: string): PathElement {

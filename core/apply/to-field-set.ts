@@ -6,7 +6,7 @@
 import type { SchemaNode } from '../schema/node';
 import { FieldSet } from './field-set';
 import type { PathElement } from './path-element';
-import { atomOf, fieldNode, isMap, isStructField, itemElement, ListItemError } from './schema-view';
+import { atomOf, fieldNode, isMap, isStructField, itemElement, ListItemError, keyPathElement } from './schema-view';
 
 export function toFieldSet(node: SchemaNode, value: unknown): FieldSet {
   const set = new FieldSet();
@@ -55,7 +55,7 @@ function walk(node: SchemaNode, v: unknown, path: PathElement[], set: FieldSet):
     const child = fieldNode(a, key);
     if (!child) continue; // undeclared: rejected by validation before any field set is taken
     const val = v[key];
-    path.push({ kind: 0, text: `f:${key}`, name: key });
+    path.push(keyPathElement(a, key));
     walk(child, val, path, set);
     if (val === null || (isMap(val) && Object.keys(val).length === 0) || !isStructField(a, key)) set.insert(path);
     path.pop();

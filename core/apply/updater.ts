@@ -5,8 +5,9 @@
 // - apply: live ⊕ config; the applier owns exactly fieldset(config); fields it owned before and no
 //   longer applies are pruned unless someone else owns them; other owners of fields whose value the
 //   apply changed conflict, unless forced (then they lose them). Equal values are shared, not conflicts.
-// One served version per kind: sets recorded at another apiVersion cannot be converted and are dropped,
-// as kube drops versions its scheme no longer knows.
+// Sets recorded at another apiVersion are kept only when the Updater says that version converts (a
+// CRD's served versions, conversion None: the paths are the same); others are dropped, as kube drops
+// versions its scheme no longer knows.
 
 import type { SchemaNode } from '../schema/node';
 import { compare, filterComparison, type Comparison } from './compare';
@@ -42,11 +43,13 @@ export interface Updater {
   version: string;
   /** The reset fields of the endpoint (status on the main resource, all but status on /status). */
   filter?: (s: FieldSet) => FieldSet;
+  /** Other apiVersions whose sets are kept as they are (a CRD's versions under conversion None). */
+  convertible?: (apiVersion: string) => boolean;
 }
 
 function dropOtherVersions(u: Updater, managers: ManagedFields): ManagedFields {
   const out: ManagedFields = new Map();
-  for (const [m, vs] of managers) if (vs.apiVersion === u.version) out.set(m, vs);
+  for (const [m, vs] of managers) if (vs.apiVersion === u.version || u.convertible?.(vs.apiVersion)) out.set(m, vs);
   return out;
 }
 
@@ -73,7 +76,8 @@ function updateOwners(u: Updater, oldObj: unknown, newObj: unknown, managers: Ma
   }
   if (!cmp.removed.empty()) {
     for (const [manager, vs] of managers) {
-      if (manager === workflow) continue;
+      // An owner untouched by the removal keeps its very set (managed-fields.ts writes it out as read).
+      if (manager === workflow || !vs.set.overlaps(cmp.removed)) continue;
       managers.set(manager, { ...vs, set: vs.set.difference(cmp.removed) });
     }
   }

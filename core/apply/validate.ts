@@ -6,7 +6,7 @@
 import type { SchemaNode } from '../schema/node';
 import { goValue } from '../patch/go-format';
 import { pathString, type PathElement } from './path-element';
-import { atomOf, fieldNode, isMap, itemElement, ListItemError } from './schema-view';
+import { atomOf, fieldNode, isMap, itemElement, ListItemError, keyPathElement } from './schema-view';
 
 /** The errors, each `<path>: <message>`, in document order. */
 export function validateValue(node: SchemaNode, value: unknown, allowDuplicates = false): string[] {
@@ -81,7 +81,7 @@ function walk(node: SchemaNode, v: unknown, path: PathElement[], errors: string[
   }
   for (const key of Object.keys(v)) {
     const child = fieldNode(a, key);
-    path.push({ kind: 0, text: `f:${key}`, name: key });
+    path.push(keyPathElement(a, key));
     if (!child) push(errors, path, 'field not declared in schema');
     else walk(child, v[key], path, errors, dups);
     path.pop();

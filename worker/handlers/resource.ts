@@ -149,6 +149,8 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     req.userAgent = c.req.header('user-agent') ?? undefined;
     const force = optionalQueryBool(q, 'force');
     if (force !== undefined) req.force = force;
+    // managedFields record the version asked for, not the storage version the store works in.
+    if (needsConversion(type)) req.requestVersion = type.version;
   }
   if (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) {
     // An apply that creates needs `create` too (apiserver handlers/update.go withAuthorization) and a

@@ -184,6 +184,23 @@ describe('managed fields of non-apply writes', () => {
     ]);
   });
 
+  it('a PUT by a second manager on an applied object records its Update entry; a PUT repeating the object writes nothing', () => {
+    const { store, objects, commits } = memoryStore();
+    apply(store, 'a', cm({ key: 'value', other: 'x' }));
+    const current = structuredClone(objects.get('default/cm')!);
+    current.data = { key: 'changed', other: 'x' };
+    const put = run(store, { verb: 'update', namespace: 'default', name: 'cm', subresource: '', body: JSON.stringify(current), fieldManager: 'editor' }, configmaps, T0 + 1000);
+    expect(entries(put.body).map((e) => [e.manager, e.operation, e.fieldsV1])).toEqual([
+      ['a', 'Apply', { 'f:data': { 'f:other': {} }, 'f:metadata': { 'f:labels': { 'f:test-label': {} } } }],
+      ['editor', 'Update', { 'f:data': { 'f:key': {} } }],
+    ]);
+    const stored = structuredClone(objects.get('default/cm')!);
+    const n = commits();
+    const again = run(store, { verb: 'update', namespace: 'default', name: 'cm', subresource: '', body: JSON.stringify(stored), fieldManager: 'other' }, configmaps, T0 + 60_000);
+    expect(commits()).toBe(n);
+    expect(again.body).toEqual(stored);
+  });
+
   it('[{}] clears managedFields; the next apply conflicts with before-first-apply', () => {
     const { store } = memoryStore();
     apply(store, 'a', cm({ key: 'value' }));

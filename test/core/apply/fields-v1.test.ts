@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { kindNode } from '../../../core/schema/compile';
 import { toFieldSet } from '../../../core/apply/to-field-set';
-import { fromFieldsV1, toFieldsV1 } from '../../../core/apply/fields-v1';
+import { fromFieldsV1, readFieldsV1, toFieldsV1 } from '../../../core/apply/fields-v1';
 import { FieldSet } from '../../../core/apply/field-set';
-import { fieldElement as f, keyElement, valueElement, pathString } from '../../../core/apply/path-element';
+import { compareElements, fieldElement as f, keyElement, valueElement, pathString } from '../../../core/apply/path-element';
 
 const deployment = kindNode('apps', 'v1', 'Deployment')!;
 const service = kindNode('', 'v1', 'Service')!;
@@ -82,5 +82,51 @@ describe('FieldsV1', () => {
     const fields = toFieldsV1(set);
     expect(Object.keys(fields['f:data'])).toHaveLength(20000);
     expect(performance.now() - start).toBeLessThan(2000);
+  });
+});
+
+describe('FieldsV1 read back', () => {
+  it('knows when a value is exactly what writing its set gives (so it can be written again as is)', () => {
+    const canonical = [
+      {},
+      { 'f:data': { 'f:a': {}, 'f:b': {} } },
+      { 'f:spec': { 'f:containers': { 'k:{"name":"a"}': { '.': {}, 'f:image': {} }, 'k:{"name":"b"}': {} } } },
+      { 'f:metadata': { 'f:finalizers': { '.': {}, 'v:"x"': {} } } },
+    ];
+    for (const v of canonical) {
+      const read = readFieldsV1(v);
+      expect(read.canonical).toBe(true);
+      expect(toFieldsV1(read.set)).toEqual(v);
+    }
+    const other = [
+      { 'f:data': { 'f:b': {}, 'f:a': {} } }, // out of order
+      { 'f:data': { '.': {} } }, // written {}
+      { 'f:data': { 'f:a': {}, '.': {} } }, // "." not first
+      { '.': {}, 'f:data': {} }, // "." at the top
+      { 'f:spec': { 'k:{"b":1,"a":2}': {} } }, // key fields unsorted
+      { 'f:data': {}, 'z:unknown': {} }, // skipped element type
+    ];
+    for (const v of other) {
+      const read = readFieldsV1(v);
+      expect(read.canonical).toBe(false);
+      expect(fromFieldsV1(v).equals(read.set)).toBe(true);
+    }
+  });
+
+  it('orders field names by UTF-8 bytes, as Go does, also around surrogate pairs', () => {
+    const names = ['b', 'a', '\uffff', '\u{10000}', '\ue000', 'é', 'ab', '\ud7ff'];
+    const sorted = names.map((n) => f(n)).sort(compareElements).map((e) => (e.kind === 0 ? e.name : ''));
+    const utf8 = [...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+    expect(sorted).toEqual(utf8);
+  });
+});
+
+describe('goJson', () => {
+  it('writes strings as Go\'s encoder does, escaping HTML characters and separators', async () => {
+    const { goJson } = await import('../../../core/apply/path-element');
+    for (const s of ['plain', '', 'a"b', 'back\\slash', 'tab\t', '<a>&', '\u2028\u2029', 'é', '\u{1F600}', '\ud800', '\u007f']) {
+      const expected = JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      expect(goJson(s)).toBe(expected);
+    }
   });
 });

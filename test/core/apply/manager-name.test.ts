@@ -19,4 +19,12 @@ describe('field manager names', () => {
     expect(statusOf(() => checkPatchOptions(true, 'x'.repeat(129), undefined)).message)
       .toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes');
   });
+
+  it('takes every printable ASCII character as kube does (the fast path agrees with the per-character rule)', () => {
+    const ascii = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).join('').replace('/', '');
+    expect(validateFieldManager(ascii)).toEqual([]);
+    expect(validateFieldManager(`${ascii}é`)).toEqual([]); // the per-character path
+    expect(managerOrUserAgent(undefined, `${ascii}/1`)).toBe(ascii);
+    expect(managerOrUserAgent(undefined, `${ascii}é\u0001/1`)).toBe(`${ascii}é`);
+  });
 });
