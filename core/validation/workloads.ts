@@ -311,7 +311,12 @@ export function validateReplicationController(v: Causes, obj: Obj): void {
   const path = 'spec';
   const spec = v.obj(obj.spec, path) ?? {};
   nonNegative(v, intField(v, spec, 'minReadySeconds', path, 0), `${path}.minReadySeconds`);
-  const sel = spec.selector === undefined || spec.selector === null ? {} : v.obj(spec.selector, `${path}.selector`);
+  // Validation runs before defaulting here: an empty selector reads as the template's labels it defaults to.
+  let sel = spec.selector === undefined || spec.selector === null ? {} : v.obj(spec.selector, `${path}.selector`);
+  const tmeta = (spec.template as Obj | undefined)?.metadata as Obj | undefined;
+  if (sel && Object.keys(sel).length === 0 && tmeta && typeof tmeta.labels === 'object' && tmeta.labels !== null && !Array.isArray(tmeta.labels)) {
+    sel = tmeta.labels as Obj;
+  }
   if (sel && Object.keys(sel).length === 0) v.add(required(`${path}.selector`));
   else if (sel) for (const c of validateLabels(sel, `${path}.selector`)) v.add(c);
   nonNegative(v, intField(v, spec, 'replicas', path, 1), `${path}.replicas`);

@@ -1,0 +1,153 @@
+// Workload controllers end to end: kubectl against the real gateway with the controller manager running
+// the Job, TTL-after-finished, ReplicationController, StatefulSet and DaemonSet loops. Pods are placed and
+// run by the pod-readiness stand-in (nodes node-1..3); it runs a Job's pods to completion (Failed when
+// annotated edgeplane.dev/simulate-exit-code: "1").
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
+
+const CONTROLLERS_ON = { CONTROLLERS: 'on', SIMULATED_NODES: '3' };
+
+/** Polls `probe` until it returns a value (not undefined), failing with `what` after `ms`. */
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last})` : ''}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+async function must(r: Running, args: string[], stdin?: string) {
+  const res = await kubectl(r, args, stdin);
+  if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${res.code}): ${res.stderr}`);
+  return res.stdout;
+}
+
+const get = async (r: Running, path: string): Promise<any> => (await http(r, 'GET', path)).json;
+const podsOf = async (r: Running, ns: string, selector: string): Promise<any[]> =>
+  (await get(r, `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(selector)}`)).items;
+const owner = (o: any) => o.metadata.ownerReferences?.find((x: any) => x.controller);
+const NS = 'wl';
+
+function jobYaml(name: string, extra: { completions?: number; parallelism?: number; backoffLimit?: number; ttl?: number; exitCode?: string; mode?: string }): string {
+  return `apiVersion: batch/v1
+kind: Job
+metadata: {name: ${name}, namespace: ${NS}}
+spec:
+${extra.completions !== undefined ? `  completions: ${extra.completions}\n` : ''}${extra.parallelism !== undefined ? `  parallelism: ${extra.parallelism}\n` : ''}${extra.backoffLimit !== undefined ? `  backoffLimit: ${extra.backoffLimit}\n` : ''}${extra.ttl !== undefined ? `  ttlSecondsAfterFinished: ${extra.ttl}\n` : ''}${extra.mode ? `  completionMode: ${extra.mode}\n` : ''}  template:
+    metadata:
+      annotations: {edgeplane.dev/simulate-exit-code: "${extra.exitCode ?? '0'}"}
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: busybox}]
+`;
+}
+
+describe('workload controllers', () => {
+  let r: Running;
+  beforeAll(async () => {
+    r = await startTestGateway({ vars: CONTROLLERS_ON });
+    await must(r, ['create', 'namespace', NS]);
+  });
+  afterAll(() => stopTestGateway(r));
+
+  it('runs a Job with completions 3 / parallelism 2 to Complete, counting pods through the tracking finalizer', async () => {
+    await must(r, ['apply', '-f', '-'], jobYaml('pi', { completions: 3, parallelism: 2 }));
+    const out = await must(r, ['-n', NS, 'wait', '--for=condition=complete', 'job/pi', '--timeout=30s']);
+    expect(out.trim()).toBe('job.batch/pi condition met');
+    const job = await get(r, `/apis/batch/v1/namespaces/${NS}/jobs/pi`);
+    expect(job.status).toMatchObject({ succeeded: 3, ready: 0, terminating: 0, uncountedTerminatedPods: {} });
+    expect(job.status.active).toBeUndefined();
+    expect(job.status.failed).toBeUndefined();
+    expect(job.status.conditions.map((c: any) => [c.type, c.status, c.reason])).toEqual([
+      ['SuccessCriteriaMet', 'True', 'CompletionsReached'], ['Complete', 'True', 'CompletionsReached'],
+    ]);
+    expect(job.status.conditions[1].message).toBe('Reached expected number of succeeded pods');
+    expect(Date.parse(job.status.completionTime)).toBeGreaterThanOrEqual(Date.parse(job.status.startTime));
+    const pods = await podsOf(r, NS, 'batch.kubernetes.io/job-name=pi');
+    expect(pods).toHaveLength(3);
+    for (const p of pods) {
+      expect(p.status.phase).toBe('Succeeded');
+      expect(p.metadata.finalizers ?? []).not.toContain('batch.kubernetes.io/job-tracking');
+      expect(p.metadata.generateName).toBe('pi-');
+      expect(owner(p)).toMatchObject({ kind: 'Job', name: 'pi', uid: job.metadata.uid });
+    }
+    const describe = await must(r, ['-n', NS, 'describe', 'job', 'pi']);
+    expect(describe).toMatch(/Normal\s+SuccessfulCreate\s+.*job-controller\s+Created pod: pi-/);
+    expect(describe).toMatch(/Normal\s+Completed\s+.*job-controller\s+Job completed/);
+    expect(describe).toMatch(/Pods Statuses:\s+0 Active \(0 Ready\) \/ 3 Succeeded \/ 0 Failed/);
+  });
+
+  it('runs an Indexed Job with one pod per completion index', async () => {
+    await must(r, ['apply', '-f', '-'], jobYaml('idx', { completions: 3, parallelism: 3, mode: 'Indexed' }));
+    await must(r, ['-n', NS, 'wait', '--for=condition=complete', 'job/idx', '--timeout=30s']);
+    const job = await get(r, `/apis/batch/v1/namespaces/${NS}/jobs/idx`);
+    expect(job.status).toMatchObject({ succeeded: 3, completedIndexes: '0-2' });
+    const pods = await podsOf(r, NS, 'batch.kubernetes.io/job-name=idx');
+    const indexes = pods.map((p) => p.metadata.annotations['batch.kubernetes.io/job-completion-index']).sort();
+    expect(indexes).toEqual(['0', '1', '2']);
+    for (const p of pods) {
+      const ix = p.metadata.labels['batch.kubernetes.io/job-completion-index'];
+      expect(p.metadata.generateName).toBe(`idx-${ix}-`);
+      expect(p.spec.hostname).toBe(`idx-${ix}`);
+    }
+  });
+
+  it('fails a Job whose pods keep failing with BackoffLimitExceeded', async () => {
+    await must(r, ['apply', '-f', '-'], jobYaml('bad', { backoffLimit: 1, exitCode: '1' }));
+    // backoffLimit 1: a first failure, the 10 s pod backoff, a second failure.
+    const out = await must(r, ['-n', NS, 'wait', '--for=condition=failed', 'job/bad', '--timeout=40s']);
+    expect(out.trim()).toBe('job.batch/bad condition met');
+    const job = await get(r, `/apis/batch/v1/namespaces/${NS}/jobs/bad`);
+    expect(job.status).toMatchObject({ failed: 2, uncountedTerminatedPods: {} });
+    expect(job.status.conditions.map((c: any) => [c.type, c.reason, c.message])).toEqual([
+      ['FailureTarget', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'],
+      ['Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'],
+    ]);
+    expect(job.status.completionTime).toBeUndefined();
+    const describe = await must(r, ['-n', NS, 'describe', 'job', 'bad']);
+    expect(describe).toMatch(/Warning\s+BackoffLimitExceeded\s+.*job-controller\s+Job has reached the specified backoff limit/);
+  }, 60_000);
+
+  it('deletes a finished Job after ttlSecondsAfterFinished', async () => {
+    await must(r, ['apply', '-f', '-'], jobYaml('short', { ttl: 1 }));
+    await must(r, ['-n', NS, 'wait', '--for=condition=complete', 'job/short', '--timeout=30s']);
+    await waitFor('the TTL-after-finished controller to delete job/short', async () =>
+      (await http(r, 'GET', `/apis/batch/v1/namespaces/${NS}/jobs/short`)).status === 404 ? true : undefined);
+  });
+
+  it('scales a ReplicationController with kubectl scale rc', async () => {
+    await must(r, ['apply', '-f', '-'], `apiVersion: v1
+kind: ReplicationController
+metadata: {name: rc1, namespace: ${NS}}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: rc1}}
+    spec: {containers: [{name: main, image: nginx}]}
+`);
+    const rc = await get(r, `/api/v1/namespaces/${NS}/replicationcontrollers/rc1`);
+    expect(rc.spec.selector).toEqual({ app: 'rc1' }); // defaulted from the template's labels
+    expect(rc.metadata.labels).toEqual({ app: 'rc1' });
+    const ready = (n: number) => waitFor(`rc1 to have ${n} ready replicas`, async () => {
+      const cur = await get(r, `/api/v1/namespaces/${NS}/replicationcontrollers/rc1`);
+      const pods = (await podsOf(r, NS, 'app=rc1')).filter((p) => !p.metadata.deletionTimestamp);
+      return cur.status.readyReplicas === n && cur.status.replicas === n && pods.length === n ? pods : undefined;
+    });
+    const pods = await ready(2);
+    for (const p of pods) expect(owner(p)).toMatchObject({ apiVersion: 'v1', kind: 'ReplicationController', name: 'rc1', uid: rc.metadata.uid });
+    expect((await must(r, ['-n', NS, 'scale', 'rc', 'rc1', '--replicas=4'])).trim()).toBe('replicationcontroller/rc1 scaled');
+    await ready(4);
+    await must(r, ['-n', NS, 'scale', 'rc', 'rc1', '--replicas=1']);
+    await ready(1);
+    const describe = await must(r, ['-n', NS, 'describe', 'rc', 'rc1']);
+    expect(describe).toMatch(/Normal\s+SuccessfulCreate\s+.*replication-controller\s+Created pod: rc1-/);
+    expect(describe).toMatch(/Normal\s+SuccessfulDelete\s+.*replication-controller\s+Deleted pod: rc1-/);
+  });
+});
