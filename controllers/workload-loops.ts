@@ -1,4 +1,4 @@
-// Controllers: the workload loops beyond Deployment/ReplicaSet — Job, TTL-after-finished and the
+// Controllers: the workload loops beyond Deployment/ReplicaSet — Job, TTL-after-finished, StatefulSet and the
 // ReplicationController (the ReplicaSet controller run for kind ReplicationController) — built from the
 // manager's shared informers, each writing with its own ServiceAccount identity.
 
@@ -10,6 +10,7 @@ import type { InformerFactory, SharedInformer } from './informers';
 import { JobController, COMPONENT as JOB_COMPONENT } from './job';
 import { REPLICATION_CONTROLLER_KIND, ReplicaSetController } from './replicaset';
 import { TtlAfterFinishedController } from './ttl-after-finished';
+import { StatefulSetController, COMPONENT as STS_COMPONENT } from './statefulset';
 import type { WorkQueue } from './workqueue';
 
 export interface WorkloadLoopDeps {
@@ -35,8 +36,13 @@ export async function workloadLoops(d: WorkloadLoopDeps): Promise<WorkloadLoops>
     api: rcApi, replicaSets: informers.for(RESOURCES.replicationcontrollers), pods, clock, kind: REPLICATION_CONTROLLER_KIND,
     recorder: new ApiEventRecorder(rcApi, REPLICATION_CONTROLLER_KIND.component, clock),
   });
+  const revisions = informers.for(RESOURCES.controllerrevisions);
+  const stsApi = await d.apiFor('statefulset-controller');
+  const sts = new StatefulSetController({
+    api: stsApi, sets: informers.for(RESOURCES.statefulsets), pods, revisions, clock, recorder: new ApiEventRecorder(stsApi, STS_COMPONENT, clock),
+  });
   return {
-    queues: [job.queue, ttl.queue, rc.queue],
-    run: () => [...job.run(5), ...ttl.run(1), ...rc.run(5)],
+    queues: [job.queue, ttl.queue, rc.queue, sts.queue],
+    run: () => [...job.run(5), ...ttl.run(1), ...rc.run(5), ...sts.run(5)],
   };
 }

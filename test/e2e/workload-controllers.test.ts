@@ -151,3 +151,90 @@ spec:
     expect(describe).toMatch(/Normal\s+SuccessfulDelete\s+.*replication-controller\s+Deleted pod: rc1-/);
   });
 });
+
+describe('StatefulSet controller', () => {
+  let r: Running;
+  beforeAll(async () => {
+    r = await startTestGateway({ vars: CONTROLLERS_ON });
+    await must(r, ['create', 'namespace', NS]);
+  });
+  afterAll(() => stopTestGateway(r));
+
+  const sts = (image: string, replicas: number, partition?: number) => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web, namespace: ${NS}}
+spec:
+  replicas: ${replicas}
+  serviceName: web
+  selector: {matchLabels: {app: web}}
+${partition !== undefined ? `  updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: ${partition}}}\n` : ''}  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: nginx, image: ${image}}]}
+`;
+  const stsPods = async () => (await podsOf(r, NS, 'app=web')).filter((p) => !p.metadata.deletionTimestamp);
+  const createdAt = (p: any) => p.metadata.creationTimestamp;
+
+  it('creates web-0, web-1, web-2 in order, each after the one before is Ready, and scales down in reverse', async () => {
+    await must(r, ['apply', '-f', '-'], sts('nginx:1.26', 3));
+    await must(r, ['-n', NS, 'rollout', 'status', 'statefulset/web', '--timeout=30s']);
+    const pods = await stsPods();
+    expect(pods.map((p) => p.metadata.name).sort()).toEqual(['web-0', 'web-1', 'web-2']);
+    const byName = Object.fromEntries(pods.map((p) => [p.metadata.name, p]));
+    // OrderedReady: web-n is created only after web-(n-1) reports Ready.
+    for (const [prev, next] of [['web-0', 'web-1'], ['web-1', 'web-2']]) {
+      const readyAt = byName[prev].status.conditions.find((c: any) => c.type === 'Ready').lastTransitionTime;
+      expect(Date.parse(createdAt(byName[next]))).toBeGreaterThanOrEqual(Date.parse(readyAt));
+    }
+    const set = await get(r, `/apis/apps/v1/namespaces/${NS}/statefulsets/web`);
+    const rev = set.status.updateRevision;
+    expect(rev).toMatch(/^web-[a-z0-9]+$/);
+    expect(set.status).toMatchObject({ replicas: 3, readyReplicas: 3, currentReplicas: 3, updatedReplicas: 3, availableReplicas: 3, currentRevision: rev, collisionCount: 0 });
+    for (const p of pods) {
+      expect(p.metadata.labels).toMatchObject({ 'controller-revision-hash': rev, 'statefulset.kubernetes.io/pod-name': p.metadata.name, 'apps.kubernetes.io/pod-index': p.metadata.name.slice(4) });
+      expect(p.spec).toMatchObject({ hostname: p.metadata.name, subdomain: 'web' });
+      expect(owner(p)).toMatchObject({ kind: 'StatefulSet', name: 'web', uid: set.metadata.uid });
+    }
+    const revisions = (await get(r, `/apis/apps/v1/namespaces/${NS}/controllerrevisions`)).items;
+    expect(revisions.map((x: any) => [x.metadata.name, x.revision])).toEqual([[rev, 1]]);
+
+    // Scale down: web-2 goes first, then web-1 (SuccessfulDelete events in that order).
+    await must(r, ['-n', NS, 'scale', 'statefulset', 'web', '--replicas=1']);
+    await waitFor('web to scale down to web-0 only', async () => {
+      const names = (await podsOf(r, NS, 'app=web')).map((p) => p.metadata.name);
+      return names.length === 1 && names[0] === 'web-0' ? true : undefined;
+    });
+    const events = (await get(r, `/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.name=web,reason=SuccessfulDelete`)).items
+      .sort((a: any, b: any) => a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp) || a.metadata.name.localeCompare(b.metadata.name));
+    expect(events.map((e: any) => e.message)).toEqual(['delete Pod web-2 in StatefulSet web successful', 'delete Pod web-1 in StatefulSet web successful']);
+    const creates = await must(r, ['-n', NS, 'describe', 'statefulset', 'web']);
+    expect(creates).toMatch(/Normal\s+SuccessfulCreate\s+.*statefulset-controller\s+create Pod web-0 in StatefulSet web successful/);
+  }, 60_000);
+
+  it('rolls out a new template from the highest ordinal down to the partition', async () => {
+    await must(r, ['apply', '-f', '-'], sts('nginx:1.26', 3));
+    await must(r, ['-n', NS, 'rollout', 'status', 'statefulset/web', '--timeout=30s']);
+    const before = (await get(r, `/apis/apps/v1/namespaces/${NS}/statefulsets/web`)).status.currentRevision;
+    await must(r, ['apply', '-f', '-'], sts('nginx:1.27', 3, 1));
+    const images = async () => Object.fromEntries((await stsPods()).map((p) => [p.metadata.name, p.spec.containers[0].image]));
+    const settled = await waitFor('web-2 and web-1 to run nginx:1.27 with web-0 left on nginx:1.26', async () => {
+      const set = await get(r, `/apis/apps/v1/namespaces/${NS}/statefulsets/web`);
+      const im = await images();
+      return set.status.updatedReplicas === 2 && set.status.readyReplicas === 3 && im['web-0'] === 'nginx:1.26' && im['web-1'] === 'nginx:1.27' && im['web-2'] === 'nginx:1.27' ? set : undefined;
+    });
+    expect(settled.status.currentRevision).toBe(before);
+    expect(settled.status.updateRevision).not.toBe(before);
+    expect(settled.status).toMatchObject({ replicas: 3, currentReplicas: 1, updatedReplicas: 2 });
+    const deletes = (await get(r, `/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.name=web,reason=SuccessfulDelete`)).items.map((e: any) => e.message);
+    // web-2 was replaced before web-1 (the same messages as the scale-down's, counted up).
+    expect(deletes).toContain('delete Pod web-2 in StatefulSet web successful');
+    // Dropping the partition finishes the rollout; the current revision follows.
+    await must(r, ['apply', '-f', '-'], sts('nginx:1.27', 3, 0));
+    const done = await waitFor('web-0 to be updated and the rollout completed', async () => {
+      const set = await get(r, `/apis/apps/v1/namespaces/${NS}/statefulsets/web`);
+      return set.status.currentRevision === set.status.updateRevision && set.status.updatedReplicas === 3 && set.status.readyReplicas === 3 ? set : undefined;
+    });
+    expect(await images()).toEqual({ 'web-0': 'nginx:1.27', 'web-1': 'nginx:1.27', 'web-2': 'nginx:1.27' });
+    const revisions = (await get(r, `/apis/apps/v1/namespaces/${NS}/controllerrevisions`)).items;
+    expect(revisions.map((x: any) => [x.metadata.name, x.revision]).sort()).toEqual([[before, 1], [done.status.updateRevision, 2]].sort());
+  }, 60_000);
+});
