@@ -11,6 +11,7 @@ import type { Clock } from './clock';
 import { kubeTime } from './events';
 import type { SharedInformer } from './informers';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
+import { targetNode } from './daemonset-plan';
 
 export const KUBELET_VERSION = 'v1.32.0-edgeplane';
 
@@ -161,7 +162,9 @@ export class PodReadinessSimulator {
     let index = Number(/^node-(\d+)$/.exec(assigned)?.[1] ?? 0);
     if (assigned) this.place(key, index);
     else {
-      index = this.leastLoadedNode();
+      // Stand-in only: a pod pinned to one node by a metadata.name matchFields affinity (DaemonSet pods) goes there.
+      const pinned = /^node-(\d+)$/.exec(targetNode(pod) ?? '');
+      index = pinned ? Number(pinned[1]) : this.leastLoadedNode();
       this.place(key, index);
       assigned = nodeName(index);
       try {

@@ -1,4 +1,4 @@
-// Controllers: the workload loops beyond Deployment/ReplicaSet — Job, TTL-after-finished, StatefulSet and the
+// Controllers: the workload loops beyond Deployment/ReplicaSet — Job, TTL-after-finished, StatefulSet, DaemonSet and the
 // ReplicationController (the ReplicaSet controller run for kind ReplicationController) — built from the
 // manager's shared informers, each writing with its own ServiceAccount identity.
 
@@ -11,6 +11,7 @@ import { JobController, COMPONENT as JOB_COMPONENT } from './job';
 import { REPLICATION_CONTROLLER_KIND, ReplicaSetController } from './replicaset';
 import { TtlAfterFinishedController } from './ttl-after-finished';
 import { StatefulSetController, COMPONENT as STS_COMPONENT } from './statefulset';
+import { DaemonSetController, COMPONENT as DS_COMPONENT } from './daemonset';
 import type { WorkQueue } from './workqueue';
 
 export interface WorkloadLoopDeps {
@@ -41,8 +42,13 @@ export async function workloadLoops(d: WorkloadLoopDeps): Promise<WorkloadLoops>
   const sts = new StatefulSetController({
     api: stsApi, sets: informers.for(RESOURCES.statefulsets), pods, revisions, clock, recorder: new ApiEventRecorder(stsApi, STS_COMPONENT, clock),
   });
+  const dsApi = await d.apiFor('daemon-set-controller');
+  const ds = new DaemonSetController({
+    api: dsApi, daemonSets: informers.for(RESOURCES.daemonsets), pods, nodes: informers.for(RESOURCES.nodes), revisions, clock,
+    recorder: new ApiEventRecorder(dsApi, DS_COMPONENT, clock),
+  });
   return {
-    queues: [job.queue, ttl.queue, rc.queue, sts.queue],
-    run: () => [...job.run(5), ...ttl.run(1), ...rc.run(5), ...sts.run(5)],
+    queues: [job.queue, ttl.queue, rc.queue, sts.queue, ds.queue],
+    run: () => [...job.run(5), ...ttl.run(1), ...rc.run(5), ...sts.run(5), ...ds.run(2)],
   };
 }

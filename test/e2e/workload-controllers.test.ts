@@ -238,3 +238,78 @@ ${partition !== undefined ? `  updateStrategy: {type: RollingUpdate, rollingUpda
     expect(revisions.map((x: any) => [x.metadata.name, x.revision]).sort()).toEqual([[before, 1], [done.status.updateRevision, 2]].sort());
   }, 60_000);
 });
+
+describe('DaemonSet controller', () => {
+  let r: Running;
+  beforeAll(async () => {
+    r = await startTestGateway({ vars: CONTROLLERS_ON });
+    await must(r, ['create', 'namespace', NS]);
+  });
+  afterAll(() => stopTestGateway(r));
+
+  const ds = (name: string, image: string, extra = '') => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ${name}, namespace: ${NS}}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+${extra}      containers: [{name: agent, image: ${image}}]
+`;
+  const dsPods = async (name: string) => (await podsOf(r, NS, `app=${name}`)).filter((p) => !p.metadata.deletionTimestamp);
+
+  it('runs one pod per node, pinned by a metadata.name node affinity, and rolls out a new template', async () => {
+    await must(r, ['apply', '-f', '-'], ds('agent', 'busybox:1.36'));
+    await must(r, ['-n', NS, 'rollout', 'status', 'daemonset/agent', '--timeout=30s']);
+    const set = await get(r, `/apis/apps/v1/namespaces/${NS}/daemonsets/agent`);
+    expect(set.status).toMatchObject({ desiredNumberScheduled: 3, currentNumberScheduled: 3, numberReady: 3, numberAvailable: 3, updatedNumberScheduled: 3, numberMisscheduled: 0, observedGeneration: 1 });
+    const pods = await dsPods('agent');
+    expect(pods.map((p) => p.spec.nodeName).sort()).toEqual(['node-1', 'node-2', 'node-3']);
+    const revisions = (await get(r, `/apis/apps/v1/namespaces/${NS}/controllerrevisions`)).items;
+    expect(revisions).toHaveLength(1);
+    const hash = revisions[0].metadata.labels['controller-revision-hash'];
+    expect(revisions[0].metadata.name).toBe(`agent-${hash}`);
+    for (const p of pods) {
+      expect(p.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms)
+        .toEqual([{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [p.spec.nodeName] }] }]);
+      expect(p.metadata.labels).toMatchObject({ 'controller-revision-hash': hash, 'pod-template-generation': '1' });
+      expect(p.spec.tolerations).toEqual(expect.arrayContaining([
+        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
+        { key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
+        { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
+      ]));
+      expect(owner(p)).toMatchObject({ kind: 'DaemonSet', name: 'agent', uid: set.metadata.uid });
+    }
+
+    await must(r, ['apply', '-f', '-'], ds('agent', 'busybox:1.37'));
+    await must(r, ['-n', NS, 'rollout', 'status', 'daemonset/agent', '--timeout=30s']);
+    const after = await waitFor('every agent pod to run busybox:1.37, one per node', async () => {
+      const ps = await dsPods('agent');
+      return ps.length === 3 && ps.every((p) => p.spec.containers[0].image === 'busybox:1.37') ? ps : undefined;
+    });
+    expect(after.map((p) => p.spec.nodeName).sort()).toEqual(['node-1', 'node-2', 'node-3']);
+    const done = await get(r, `/apis/apps/v1/namespaces/${NS}/daemonsets/agent`);
+    expect(done.status).toMatchObject({ desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 3, observedGeneration: 2 });
+    expect((await get(r, `/apis/apps/v1/namespaces/${NS}/controllerrevisions`)).items).toHaveLength(2);
+  }, 60_000);
+
+  it('places pods only on nodes matching the nodeSelector and not on tainted ones', async () => {
+    await must(r, ['label', 'node', 'node-2', 'disk=ssd']);
+    await must(r, ['apply', '-f', '-'], ds('ssd', 'busybox', '      nodeSelector: {disk: ssd}\n'));
+    const pods = await waitFor('one ssd pod on node-2', async () => {
+      const ps = await dsPods('ssd');
+      return ps.length === 1 && ps[0].spec.nodeName === 'node-2' ? ps : undefined;
+    });
+    expect(pods).toHaveLength(1);
+    await must(r, ['taint', 'node', 'node-3', 'dedicated=infra:NoSchedule']);
+    await must(r, ['apply', '-f', '-'], ds('tolerant', 'busybox'));
+    const set = await waitFor('the tolerant DaemonSet to count 2 desired pods (node-3 is tainted)', async () => {
+      const s = await get(r, `/apis/apps/v1/namespaces/${NS}/daemonsets/tolerant`);
+      return s.status.desiredNumberScheduled === 2 && s.status.numberReady === 2 ? s : undefined;
+    });
+    expect(set.status.currentNumberScheduled).toBe(2);
+    expect((await dsPods('tolerant')).map((p) => p.spec.nodeName).sort()).toEqual(['node-1', 'node-2']);
+  }, 60_000);
+});
