@@ -156,7 +156,9 @@ export class JobController {
     // manageJob: delete what must not run, create what is missing.
     let active = view.active.length;
     if (fin || spec.suspend) {
-      active -= await this.deletePods(key, job, view.active);
+      const deleted = await this.deletePods(key, job, view.active);
+      active -= deleted;
+      view.terminating += deleted; // trackTerminatingPods: the terminal condition waits for them to go
     } else if (this.expectations.satisfied(key)) {
       const want = wantActive(withStart, view);
       const running = active + (spec.podReplacementPolicy === 'Failed' ? view.terminating : 0);
@@ -278,7 +280,7 @@ export class JobController {
   }
 
   private async writeStatus(job: KubeObject, status: JobStatus): Promise<KubeObject> {
-    return this.d.api.update(RESOURCES.jobs, { ...job, status: status as Record<string, unknown> }, 'status');
+    return this.d.api.update(RESOURCES.jobs, { ...job, status: structuredClone(status) as Record<string, unknown> }, 'status');
   }
 }
 
