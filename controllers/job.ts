@@ -25,6 +25,7 @@ import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const COMPONENT = 'job-controller';
 
+const ORPHAN = 'orphan-pod:'; // queue keys of pods to release, beside the Jobs' namespace/name keys
 const REMOVE_FINALIZER = { metadata: { [`$deleteFromPrimitiveList/finalizers`]: [JOB_TRACKING_FINALIZER] } };
 
 export interface JobDeps {
@@ -50,10 +51,13 @@ export class JobController {
         this.expectations.deleteExpectations(objectKey(j));
         this.lastFailure.delete(objectKey(j));
         this.queue.add(objectKey(j));
+        // Its pods lose the tracking finalizer (the garbage collector deletes them in the background).
+        for (const p of d.pods.byNamespace(j.metadata.namespace ?? '')) if (controllerOf(p)?.uid === j.metadata.uid && hasTrackingFinalizer(p)) this.queue.add(ORPHAN + objectKey(p));
       },
     });
     d.pods.addHandlers({
       add: (p) => {
+        this.checkOrphan(p);
         const key = this.ownerKey(p);
         if (key) {
           this.expectations.creationObserved(key);
@@ -61,6 +65,7 @@ export class JobController {
         } else if (!controllerOf(p)) this.enqueueMatching(p);
       },
       update: (p, old) => {
+        this.checkOrphan(p);
         const key = this.ownerKey(p);
         if (key && isDeleting(p) && !isDeleting(old)) this.expectations.deletionObserved(key, objectKey(p));
         if (key) this.queue.add(key);
@@ -77,6 +82,23 @@ export class JobController {
 
   run(workers = 5): Promise<void>[] {
     return Array.from({ length: workers }, () => runWorker(this.queue, (k) => this.sync(k), { onError: logSyncError(COMPONENT) }));
+  }
+
+  /** A pod holding the tracking finalizer whose Job is gone (or another) is released (kube's orphanQueue). */
+  private checkOrphan(pod: KubeObject): void {
+    if (!hasTrackingFinalizer(pod)) return;
+    const ref = controllerOf(pod);
+    const job = ref?.kind === 'Job' ? this.d.jobs.get(`${pod.metadata.namespace}/${ref.name}`) : undefined;
+    if (!job || job.metadata.uid !== ref?.uid) this.queue.add(ORPHAN + objectKey(pod));
+  }
+
+  private async syncOrphan(podKey: string): Promise<void> {
+    const pod = this.d.pods.get(podKey);
+    if (!pod || !hasTrackingFinalizer(pod)) return;
+    const ref = controllerOf(pod);
+    const job = ref?.kind === 'Job' ? this.d.jobs.get(`${pod.metadata.namespace}/${ref.name}`) : undefined;
+    if (job && job.metadata.uid === ref?.uid) return; // its Job counts it
+    await this.removeFinalizers([pod]);
   }
 
   private ownerKey(pod: KubeObject): string | undefined {
@@ -112,6 +134,7 @@ export class JobController {
   }
 
   async sync(key: string): Promise<void> {
+    if (key.startsWith(ORPHAN)) return this.syncOrphan(key.slice(ORPHAN.length));
     const job = this.d.jobs.get(key);
     if (!job) {
       this.expectations.deleteExpectations(key);

@@ -239,3 +239,21 @@ describe('TTL-after-finished', () => {
     expect(api.writes('delete')).toEqual([{ verb: 'delete', resource: 'jobs', namespace: 'ns', name: 'pi', options: { propagationPolicy: 'Foreground', preconditions: { uid: 'job-uid', resourceVersion: '1' } } }]);
   });
 });
+
+describe('JobController orphans', () => {
+  it('removes the tracking finalizer from the pods of a deleted Job', async () => {
+    const { api, c, pods, jobs, clock } = setup(job());
+    const p = pod('left', 'Running');
+    api.put(RESOURCES.pods, p);
+    pods.add(p);
+    jobs.delete(api.objects.get('jobs/ns/pi')!);
+    for (let i = 0; i < 5 && c.queue.len() > 0; i++) {
+      const key = await c.queue.get();
+      if (key === undefined) break;
+      await c.sync(key);
+      c.queue.done(key);
+    }
+    clock.advance(0);
+    expect(api.writes('patch', 'pods').map((w) => [w.name, w.body])).toEqual([['left', { metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER] } }]]);
+  });
+});

@@ -146,6 +146,9 @@ spec:
     await ready(4);
     await must(r, ['-n', NS, 'scale', 'rc', 'rc1', '--replicas=1']);
     await ready(1);
+    const table = (await must(r, ['-n', NS, 'get', 'rc', 'rc1', '-o', 'wide'])).split('\n');
+    expect(table[0].split(/\s+/)).toEqual(['NAME', 'DESIRED', 'CURRENT', 'READY', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+    expect(table[1].split(/\s+/)).toEqual(['rc1', '1', '1', '1', expect.stringMatching(/^\d+s$/), 'main', 'nginx', 'app=rc1']);
     const describe = await must(r, ['-n', NS, 'describe', 'rc', 'rc1']);
     expect(describe).toMatch(/Normal\s+SuccessfulCreate\s+.*replication-controller\s+Created pod: rc1-/);
     expect(describe).toMatch(/Normal\s+SuccessfulDelete\s+.*replication-controller\s+Deleted pod: rc1-/);
