@@ -115,6 +115,31 @@ describe('workload controllers', () => {
     expect(describe).toMatch(/Warning\s+BackoffLimitExceeded\s+.*job-controller\s+Job has reached the specified backoff limit/);
   }, 60_000);
 
+  it('fails a Job past activeDeadlineSeconds with DeadlineExceeded, deleting its running pods', async () => {
+    // Pinned to a node nobody runs, the pod stays Pending until the deadline.
+    await must(r, ['apply', '-f', '-'], `apiVersion: batch/v1
+kind: Job
+metadata: {name: slow, namespace: ${NS}}
+spec:
+  activeDeadlineSeconds: 2
+  template:
+    spec:
+      restartPolicy: Never
+      nodeName: node-9
+      containers: [{name: main, image: busybox}]
+`);
+    await waitFor('job/slow to have its pod', async () => ((await podsOf(r, NS, 'batch.kubernetes.io/job-name=slow')).length === 1 ? true : undefined));
+    const out = await must(r, ['-n', NS, 'wait', '--for=condition=failed', 'job/slow', '--timeout=20s']);
+    expect(out.trim()).toBe('job.batch/slow condition met');
+    const job = await get(r, `/apis/batch/v1/namespaces/${NS}/jobs/slow`);
+    expect(job.status.conditions.map((c: any) => [c.type, c.reason, c.message])).toEqual([
+      ['FailureTarget', 'DeadlineExceeded', 'Job was active longer than specified deadline'],
+      ['Failed', 'DeadlineExceeded', 'Job was active longer than specified deadline'],
+    ]);
+    expect(job.status).toMatchObject({ failed: 1, terminating: 0, uncountedTerminatedPods: {} });
+    expect(await podsOf(r, NS, 'batch.kubernetes.io/job-name=slow')).toEqual([]);
+  });
+
   it('deletes a finished Job after ttlSecondsAfterFinished', async () => {
     await must(r, ['apply', '-f', '-'], jobYaml('short', { ttl: 1 }));
     await must(r, ['-n', NS, 'wait', '--for=condition=complete', 'job/short', '--timeout=30s']);
