@@ -185,7 +185,7 @@ export function finishedCondition(job: KubeObject, view: JobView, now: number): 
   const met = findCondition(job, 'SuccessCriteriaMet');
   if (met) return { type: 'SuccessCriteriaMet', reason: met.reason ?? '', message: met.message ?? '' };
   const spec = jobSpec(job);
-  if (view.failed > (spec.backoffLimit ?? 6)) return { type: 'FailureTarget', ...REASONS.backoff };
+  if (view.failed > (spec.backoffLimit ?? 6) || pastBackoffLimitOnFailure(job, view)) return { type: 'FailureTarget', ...REASONS.backoff };
   if (pastActiveDeadline(job, now)) return { type: 'FailureTarget', ...REASONS.deadline };
   const completions = spec.completions;
   const done = spec.completionMode === 'Indexed'
@@ -282,4 +282,20 @@ export function withCondition(conditions: JobCondition[] | undefined, c: JobCond
   if (i < 0) list.push(c);
   else if (list[i].status !== c.status || list[i].reason !== c.reason) list[i] = c;
   return list;
+}
+
+/**
+ * pastBackoffLimitOnFailure: with restartPolicy OnFailure the kubelet restarts failed containers in place,
+ * so their restarts (of every active pod's containers and init containers) count against backoffLimit.
+ */
+export function pastBackoffLimitOnFailure(job: KubeObject, view: JobView): boolean {
+  const spec = jobSpec(job);
+  if ((spec.template?.spec as { restartPolicy?: string } | undefined)?.restartPolicy !== 'OnFailure') return false;
+  let restarts = 0;
+  for (const pod of view.active) {
+    const st = pod.status as { containerStatuses?: { restartCount?: number }[]; initContainerStatuses?: { restartCount?: number }[] } | undefined;
+    for (const c of [...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? [])]) restarts += c.restartCount ?? 0;
+  }
+  const limit = spec.backoffLimit ?? 6;
+  return limit === 0 ? restarts > 0 : restarts >= limit;
 }

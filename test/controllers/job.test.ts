@@ -77,6 +77,13 @@ describe('job status logic', () => {
     expect(finishedCondition(indexed, view(indexed, [pod('b', 'Succeeded', { index: 1 })]), now)?.type).toBe('SuccessCriteriaMet');
   });
 
+  it('counts container restarts of OnFailure pods against the backoff limit', () => {
+    const j = job({ backoffLimit: 2, template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } } });
+    const restarted = (n: number) => ({ ...pod('r', 'Running'), status: { phase: 'Running', containerStatuses: [{ restartCount: n }] } });
+    expect(finishedCondition(j, viewJob(j, [restarted(1)], undefined), Date.parse(T0))).toBeUndefined();
+    expect(finishedCondition(j, viewJob(j, [restarted(2)], undefined), Date.parse(T0))?.reason).toBe('BackoffLimitExceeded');
+  });
+
   it('wants min(completions − succeeded, parallelism) pods, parallelism without completions, none when suspended', () => {
     const w = (j: KubeObject, pods: KubeObject[] = []) => wantActive(j, viewJob(j, pods, undefined));
     expect(w(job())).toBe(2);
