@@ -19,6 +19,11 @@ export const RESOURCES = {
   deployments: { group: 'apps', version: 'v1', resource: 'deployments', namespaced: true },
   replicasets: { group: 'apps', version: 'v1', resource: 'replicasets', namespaced: true },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true },
+  replicationcontrollers: { group: '', version: 'v1', resource: 'replicationcontrollers', namespaced: true },
+  jobs: { group: 'batch', version: 'v1', resource: 'jobs', namespaced: true },
+  statefulsets: { group: 'apps', version: 'v1', resource: 'statefulsets', namespaced: true },
+  daemonsets: { group: 'apps', version: 'v1', resource: 'daemonsets', namespaced: true },
+  controllerrevisions: { group: 'apps', version: 'v1', resource: 'controllerrevisions', namespaced: true },
 } as const satisfies Record<string, ResourceRef>;
 
 export function collectionPath(r: ResourceRef, namespace = ''): string {

@@ -11,6 +11,7 @@ import { ApiEventRecorder } from './events';
 import { InformerFactory } from './informers';
 import { KCM_LEASE, LeaderElector } from './leader-election';
 import { ReplicaSetController, COMPONENT as RS_COMPONENT } from './replicaset';
+import { workloadLoops } from './workload-loops';
 import { DeploymentController, COMPONENT as DEPLOY_COMPONENT } from './deployment';
 import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
@@ -26,7 +27,7 @@ export interface ManagerOptions {
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice).
-const COLLECTED = ['core/pods', 'apps/replicasets', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs',
+const COLLECTED = ['core/pods', 'core/replicationcontrollers', 'apps/controllerrevisions', 'apps/replicasets', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs',
   'core/services', 'core/configmaps', 'core/secrets', 'core/serviceaccounts', 'discovery.k8s.io/endpointslices'];
 
 export const refOf = (t: ResourceType): ResourceRef => ({ group: t.group, version: t.version, resource: t.resource, namespaced: t.namespaced });
@@ -146,12 +147,13 @@ export class ControllerManager {
       for (let i = 1; i <= this.o.simulatedNodes; i++) nodeApis.set(nodeName(i), await this.apiAs(nodeUsername(nodeName(i))));
       simulator = new PodReadinessSimulator({ apiFor: (n) => nodeApis.get(n)!, pods, nodes: informers.for(RESOURCES.nodes), clock, count: this.o.simulatedNodes });
     }
+    const workloads = await workloadLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
     this.informers = informers;
-    this.stopQueues = [rs.queue, deploy.queue, gc.attemptToDelete, gc.attemptToOrphan, sa.queue, ...(simulator ? [simulator.queue] : [])]
+    this.stopQueues = [...workloads.queues, rs.queue, deploy.queue, gc.attemptToDelete, gc.attemptToOrphan, sa.queue, ...(simulator ? [simulator.queue] : [])]
       .map((q) => () => q.shutDown());
     try {
       await informers.start(); // WaitForCacheSync: no controller acts on a partial view
-      this.workers = [...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...(simulator ? await simulator.start(2) : [])];
+      this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...(simulator ? await simulator.start(2) : [])];
     } catch (e) {
       await this.stopLoops();
       throw e;

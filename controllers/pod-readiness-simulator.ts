@@ -11,6 +11,7 @@ import type { Clock } from './clock';
 import { kubeTime } from './events';
 import type { SharedInformer } from './informers';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
+import { targetNode } from './daemonset-plan';
 
 export const KUBELET_VERSION = 'v1.32.0-edgeplane';
 
@@ -151,6 +152,7 @@ export class PodReadinessSimulator {
     const pod = this.d.pods.get(key);
     if (!pod || pod.metadata.deletionTimestamp) return;
     const status = (pod.status as { phase?: string; podIP?: string } | undefined) ?? {};
+    if (status.phase === 'Running' && this.reported.get(key) !== `${pod.metadata.uid}/finished`) return this.finishJobPod(key, pod);
     if (status.phase !== 'Pending') {
       this.reported.delete(key);
       return;
@@ -160,7 +162,9 @@ export class PodReadinessSimulator {
     let index = Number(/^node-(\d+)$/.exec(assigned)?.[1] ?? 0);
     if (assigned) this.place(key, index);
     else {
-      index = this.leastLoadedNode();
+      // Stand-in only: a pod pinned to one node by a metadata.name matchFields affinity (DaemonSet pods) goes there.
+      const pinned = /^node-(\d+)$/.exec(targetNode(pod) ?? '');
+      index = pinned ? Number(pinned[1]) : this.leastLoadedNode();
       this.place(key, index);
       assigned = nodeName(index);
       try {
@@ -175,6 +179,29 @@ export class PodReadinessSimulator {
     await this.d.apiFor(assigned).patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'merge',
       { status: runningPodStatus(pod, index, ip, kubeTime(this.d.clock.now())) }, 'status').then(() => {
       this.reported.set(key, pod.metadata.uid as string);
+    }, (e) => {
+      if (!isNotFound(e)) throw e;
+    });
+  }
+
+  // Stand-in only (the simulated kubelets replace this): a running pod of a Job runs to completion at once,
+  // Succeeded, or Failed with the exit code of the annotation edgeplane.dev/simulate-exit-code when non-zero.
+  private async finishJobPod(key: string, pod: KubeObject): Promise<void> {
+    const owner = ((pod.metadata.ownerReferences as { kind?: string; controller?: boolean }[] | undefined) ?? []).find((r) => r.controller);
+    if (owner?.kind !== 'Job') return;
+    const node = (pod.spec as { nodeName?: string } | undefined)?.nodeName ?? '';
+    const code = Number((pod.metadata.annotations as Record<string, string> | undefined)?.['edgeplane.dev/simulate-exit-code'] ?? 0) || 0;
+    const now = kubeTime(this.d.clock.now());
+    const prior = (pod.status as { containerStatuses?: { name: string; image: string; imageID?: string; containerID?: string; state?: { running?: { startedAt?: string } } }[]; conditions?: { type: string }[] }) ?? {};
+    const containerStatuses = (prior.containerStatuses ?? []).map((c) => ({
+      ...c, ready: false, started: false,
+      state: { terminated: { exitCode: code, reason: code ? 'Error' : 'Completed', startedAt: c.state?.running?.startedAt ?? now, finishedAt: now, containerID: c.containerID } },
+    }));
+    const conditions = (prior.conditions ?? []).map((c) => (c.type === 'Ready' || c.type === 'ContainersReady' || c.type === 'PodReadyToStartContainers'
+      ? { ...c, status: 'False', lastTransitionTime: now, reason: 'PodCompleted' } : c));
+    await this.d.apiFor(node).patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'merge',
+      { status: { phase: code ? 'Failed' : 'Succeeded', conditions, containerStatuses } }, 'status').then(() => {
+      this.reported.set(key, `${pod.metadata.uid}/finished`);
     }, (e) => {
       if (!isNotFound(e)) throw e;
     });

@@ -6,7 +6,8 @@
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
-import { isNotFound, RESOURCES, type Api } from './api-client';
+import { isNotFound, RESOURCES, type Api, type ResourceRef } from './api-client';
+import type { LabelSelectorSpec } from '../core/selectors/label-selector';
 import type { Clock } from './clock';
 import type { EventRecorder } from './events';
 import { Expectations } from './expectations';
@@ -38,6 +39,31 @@ export interface RsStatus {
 }
 
 export const rsSpec = (rs: KubeObject): RsSpec => (rs.spec as RsSpec | undefined) ?? {};
+
+/**
+ * The kind this controller manages: kube runs the same ReplicaSet controller for ReplicationControllers
+ * (pkg/controller/replication wraps replicaset.NewBaseController with the RC's GroupVersionKind and a
+ * conversion of its map selector), under its own name and ServiceAccount.
+ */
+export interface ReplicaKind {
+  kind: string;
+  ref: ResourceRef;
+  component: string;
+  selector: (owner: KubeObject) => LabelSelectorSpec | undefined;
+}
+
+export const REPLICA_SET_KIND: ReplicaKind = {
+  kind: 'ReplicaSet', ref: RESOURCES.replicasets, component: 'replicaset-controller', selector: (rs) => rsSpec(rs).selector,
+};
+
+export const REPLICATION_CONTROLLER_KIND: ReplicaKind = {
+  kind: 'ReplicationController', ref: RESOURCES.replicationcontrollers, component: 'replication-controller',
+  // An RC's selector is a plain label map; an empty one selects nothing here (validation forbids it).
+  selector: (rc) => {
+    const m = (rc.spec as { selector?: Record<string, string> } | undefined)?.selector;
+    return m && Object.keys(m).length ? { matchLabels: m } : { matchExpressions: [{ key: 'edgeplane.dev/none', operator: 'Exists' }] };
+  },
+};
 
 /** How many pods to create (positive) or delete (negative), capped by burstReplicas. */
 export function replicaDiff(active: number, wanted: number, burst = BURST_REPLICAS): number {
@@ -113,13 +139,16 @@ export interface ReplicaSetDeps {
   pods: SharedInformer;
   recorder: EventRecorder;
   clock: Clock;
+  kind?: ReplicaKind; // REPLICA_SET_KIND unless given
 }
 
 export class ReplicaSetController {
+  private readonly k: ReplicaKind;
   readonly queue: WorkQueue;
   readonly expectations: Expectations;
 
   constructor(private readonly d: ReplicaSetDeps) {
+    this.k = d.kind ?? REPLICA_SET_KIND;
     this.queue = new WorkQueue(d.clock);
     this.expectations = new Expectations(d.clock);
     d.replicaSets.addHandlers({
@@ -135,13 +164,13 @@ export class ReplicaSetController {
 
   run(workers = 5): Promise<void>[] {
     return Array.from({ length: workers }, () => runWorker(this.queue, (k) => this.sync(k), {
-      onError: logSyncError(COMPONENT),
+      onError: logSyncError(this.k.component),
     }));
   }
 
   private ownerKey(pod: KubeObject): string | undefined {
     const ref = controllerOf(pod);
-    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
+    if (!ref || ref.kind !== this.k.kind) return undefined;
     const key = `${pod.metadata.namespace}/${ref.name}`;
     const rs = this.d.replicaSets.get(key);
     return rs && rs.metadata.uid === ref.uid ? key : undefined;
@@ -150,7 +179,7 @@ export class ReplicaSetController {
   private enqueueMatching(pod: KubeObject): void {
     const labels = labelsOf(pod);
     for (const rs of this.d.replicaSets.byNamespace(pod.metadata.namespace ?? '')) {
-      if (selectorMatcher(rsSpec(rs).selector)(labels)) this.queue.add(objectKey(rs));
+      if (selectorMatcher(this.k.selector(rs))(labels)) this.queue.add(objectKey(rs));
     }
   }
 
@@ -183,7 +212,7 @@ export class ReplicaSetController {
 
   private deletePod(pod: KubeObject): void {
     const ref = controllerOf(pod);
-    if (!ref || ref.kind !== 'ReplicaSet') return;
+    if (!ref || ref.kind !== this.k.kind) return;
     const key = `${pod.metadata.namespace}/${ref.name}`;
     this.expectations.deletionObserved(key, objectKey(pod));
     this.queue.add(key);
@@ -196,7 +225,7 @@ export class ReplicaSetController {
       return;
     }
     const needsSync = this.expectations.satisfied(key);
-    const matches = selectorMatcher(rsSpec(rs).selector);
+    const matches = selectorMatcher(this.k.selector(rs));
     const owned: KubeObject[] = [];
     for (const pod of this.d.pods.byNamespace(rs.metadata.namespace ?? '')) {
       if (!isPodActive(pod)) continue;
@@ -225,7 +254,7 @@ export class ReplicaSetController {
   // RecheckDeletionTimestamp: adopt only while the live ReplicaSet is the same one and not being deleted.
   private async adopt(rs: KubeObject, pod: KubeObject): Promise<boolean> {
     try {
-      const fresh = await this.d.api.get(RESOURCES.replicasets, rs.metadata.namespace!, rs.metadata.name!);
+      const fresh = await this.d.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
       if (fresh.metadata.uid !== rs.metadata.uid || isDeleting(fresh)) return false;
       await this.d.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', adoptPatch(rs, pod));
       return true;
@@ -283,12 +312,12 @@ export class ReplicaSetController {
   private async updateStatus(rs: KubeObject, status: RsStatus): Promise<void> {
     if (JSON.stringify(rs.status ?? {}) === JSON.stringify(status)) return;
     try {
-      await this.d.api.update(RESOURCES.replicasets, { ...rs, status }, 'status');
+      await this.d.api.update(this.k.ref, { ...rs, status }, 'status');
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 409)) throw e;
       // One retry on a fresh copy (updateReplicaSetStatus).
-      const fresh = await this.d.api.get(RESOURCES.replicasets, rs.metadata.namespace!, rs.metadata.name!);
-      await this.d.api.update(RESOURCES.replicasets, { ...fresh, status }, 'status');
+      const fresh = await this.d.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
+      await this.d.api.update(this.k.ref, { ...fresh, status }, 'status');
     }
   }
 }

@@ -10,6 +10,7 @@ const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 const WORKLOADS: PolicyRule[] = [
   { apiGroups: [''], resources: ['pods', 'pods/status', 'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts', 'events'] },
   { apiGroups: ['apps'], resources: ['deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status', 'statefulsets', 'statefulsets/scale', 'statefulsets/status', 'daemonsets', 'daemonsets/status'] },
+  { apiGroups: [''], resources: ['replicationcontrollers', 'replicationcontrollers/scale', 'replicationcontrollers/status'] },
   { apiGroups: ['batch'], resources: ['jobs', 'jobs/status'] },
   { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
@@ -67,6 +68,45 @@ const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
   ],
   'generic-garbage-collector': [
     { apiGroups: ['*'], resources: ['*'], verbs: ['delete', 'get', 'list', 'patch', 'update', 'watch'] },
+    EVENTS_RULE,
+  ],
+  'job-controller': [
+    { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'patch', 'update', 'watch'] },
+    { apiGroups: ['batch'], resources: ['jobs/status'], verbs: ['patch', 'update'] },
+    { apiGroups: ['batch'], resources: ['jobs/finalizers'], verbs: ['patch', 'update'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete', 'list', 'patch', 'watch'] },
+    EVENTS_RULE,
+  ],
+  'ttl-after-finished-controller': [
+    { apiGroups: ['batch'], resources: ['jobs'], verbs: ['delete', 'get', 'list', 'watch'] },
+    EVENTS_RULE,
+  ],
+  'statefulset-controller': [
+    { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+    { apiGroups: ['apps'], resources: ['statefulsets'], verbs: ['list', 'watch'] },
+    { apiGroups: ['apps'], resources: ['statefulsets'], verbs: ['get'] },
+    { apiGroups: ['apps'], resources: ['statefulsets/status'], verbs: ['update'] },
+    { apiGroups: ['apps'], resources: ['statefulsets/finalizers'], verbs: ['update'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+    { apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
+    { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['create', 'get'] },
+    EVENTS_RULE,
+  ],
+  'daemon-set-controller': [
+    { apiGroups: ['extensions', 'apps'], resources: ['daemonsets'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: ['extensions', 'apps'], resources: ['daemonsets/status'], verbs: ['update'] },
+    { apiGroups: ['extensions', 'apps'], resources: ['daemonsets/finalizers'], verbs: ['update'] },
+    { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete', 'list', 'patch', 'watch'] },
+    { apiGroups: [''], resources: ['pods/binding'], verbs: ['create'] },
+    { apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
+    EVENTS_RULE,
+  ],
+  'replication-controller': [
+    { apiGroups: [''], resources: ['replicationcontrollers'], verbs: ['get', 'list', 'update', 'watch'] },
+    { apiGroups: [''], resources: ['replicationcontrollers/status'], verbs: ['update'] },
+    { apiGroups: [''], resources: ['replicationcontrollers/finalizers'], verbs: ['update'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete', 'list', 'patch', 'watch'] },
     EVENTS_RULE,
   ],
   'service-account-controller': [

@@ -112,6 +112,10 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     },
   }),
   type({
+    group: '', kind: 'ReplicationController', resource: 'replicationcontrollers', shortNames: ['rc'], categories: ['all'],
+    subresources: ['status', 'scale'], tracksGeneration: true,
+  }),
+  type({
     group: 'apps', kind: 'Deployment', resource: 'deployments', shortNames: ['deploy'], categories: ['all'],
     subresources: ['status', 'scale'], tracksGeneration: true,
   }),
@@ -127,6 +131,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     group: 'apps', kind: 'DaemonSet', resource: 'daemonsets', shortNames: ['ds'], categories: ['all'],
     subresources: ['status'], tracksGeneration: true,
   }),
+  type({ group: 'apps', kind: 'ControllerRevision', resource: 'controllerrevisions', fields: ['data', 'revision'] }),
   type({
     group: 'batch', kind: 'Job', resource: 'jobs', categories: ['all'], subresources: ['status'], tracksGeneration: true,
   }),

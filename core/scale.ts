@@ -53,8 +53,13 @@ export function scaleOf(obj: KubeObject, paths?: ScalePaths): KubeObject {
     apiVersion: 'autoscaling/v1',
     metadata,
     spec: { replicas: spec.replicas ?? 0 },
-    status: { replicas: status.replicas ?? 0, selector: spec.selector ? formatLabelSelector(spec.selector) : '' },
+    status: { replicas: status.replicas ?? 0, selector: spec.selector ? formatLabelSelector(selectorSpec(obj.kind, spec.selector)) : '' },
   };
+}
+
+// A ReplicationController's selector is a plain label map (labels.SelectorFromSet), not a LabelSelector.
+function selectorSpec(kind: string | undefined, selector: Parameters<typeof formatLabelSelector>[0]): Parameters<typeof formatLabelSelector>[0] {
+  return kind === 'ReplicationController' ? { matchLabels: selector as Record<string, string> } : selector;
 }
 
 /** The workload with the Scale's spec.replicas applied; everything else stays. */

@@ -5,7 +5,7 @@
 
 import type { KubeObject } from '../object-meta';
 import { pod } from './defaults/pod';
-import { daemonSet, deployment, replicaSet, statefulSet } from './defaults/apps';
+import { daemonSet, deployment, replicaSet, replicationController, statefulSet } from './defaults/apps';
 import { job } from './defaults/batch';
 import { endpoints, event, lease, namespace, node, secret, service } from './defaults/core';
 import { binding } from './defaults/rbac';
@@ -26,6 +26,7 @@ const BY_KIND: Record<string, (obj: Obj) => void> = {
   Event: event,
   Deployment: deployment,
   ReplicaSet: replicaSet,
+  ReplicationController: replicationController,
   StatefulSet: statefulSet,
   DaemonSet: daemonSet,
   Job: job,

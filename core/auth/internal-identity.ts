@@ -22,6 +22,7 @@ const NODE_PREFIX = 'system:node:';
 /** The controllers that run with their own ServiceAccount identity (kube's names). */
 export const CONTROLLER_ACCOUNTS = [
   'deployment-controller', 'replicaset-controller', 'generic-garbage-collector', 'service-account-controller',
+  'job-controller', 'ttl-after-finished-controller', 'statefulset-controller', 'daemon-set-controller', 'replication-controller',
 ] as const;
 export type ControllerAccount = (typeof CONTROLLER_ACCOUNTS)[number];
 

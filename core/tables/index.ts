@@ -8,7 +8,7 @@ import {
   CONFIGMAP_TABLE, ENDPOINTSLICE_TABLE, ENDPOINTS_TABLE, EVENT_TABLE, LEASE_TABLE, NAMESPACE_TABLE, SECRET_TABLE,
   SERVICEACCOUNT_TABLE,
 } from './small-types';
-import { DAEMONSET_TABLE, DEPLOYMENT_TABLE, JOB_TABLE, REPLICASET_TABLE, STATEFULSET_TABLE } from './workloads';
+import { DAEMONSET_TABLE, DEPLOYMENT_TABLE, JOB_TABLE, REPLICASET_TABLE, REPLICATIONCONTROLLER_TABLE, STATEFULSET_TABLE } from './workloads';
 
 export type { CellValue, KubeObj, RowCondition } from './columns';
 
@@ -25,6 +25,7 @@ const TABLES: Record<string, TableSpec> = {
   'core/events': EVENT_TABLE,
   'apps/deployments': DEPLOYMENT_TABLE,
   'apps/replicasets': REPLICASET_TABLE,
+  'core/replicationcontrollers': REPLICATIONCONTROLLER_TABLE,
   'apps/statefulsets': STATEFULSET_TABLE,
   'apps/daemonsets': DAEMONSET_TABLE,
   'batch/jobs': JOB_TABLE,

@@ -126,3 +126,17 @@ export const JOB_TABLE: TableSpec = {
     SELECTOR,
   ],
 };
+
+/** printReplicationController: the ReplicaSet columns; the selector is a plain label map (labels.FormatLabels). */
+export const REPLICATIONCONTROLLER_TABLE: TableSpec = {
+  columns: [
+    NAME,
+    col('Desired', 'integer', 'Replicas is the number of desired replicas.', (o) => o.spec?.replicas ?? 1),
+    col('Current', 'integer', 'Replicas is the most recently observed number of replicas.', (o) => num(o.status?.replicas)),
+    col('Ready', 'integer', 'The number of ready replicas for this replication controller.', (o) => num(o.status?.readyReplicas)),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+    wide('Selector', 'string', 'Selector is a label query over pods that should match the Replicas count.', (o) => formatLabels(o.spec?.selector)),
+  ],
+};

@@ -10,7 +10,7 @@ import { validatePod } from './pod';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac';
 import { validateService } from './service';
 import { Causes, type Obj } from './shape';
-import { validateDaemonSet, validateDeployment, validateJob, validateReplicaSet, validateStatefulSet } from './workloads';
+import { validateDaemonSet, validateDeployment, validateJob, validateReplicaSet, validateReplicationController, validateStatefulSet } from './workloads';
 
 type Validator = (v: Causes, obj: Obj, old?: Obj) => void;
 
@@ -18,6 +18,7 @@ const BY_KIND = new Map<string, Validator>([
   ['Pod', validatePod],
   ['Deployment', validateDeployment],
   ['ReplicaSet', validateReplicaSet],
+  ['ReplicationController', validateReplicationController],
   ['StatefulSet', validateStatefulSet],
   ['DaemonSet', validateDaemonSet],
   ['Job', validateJob],

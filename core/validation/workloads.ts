@@ -305,3 +305,30 @@ export function validateJob(v: Causes, obj: Obj): void {
     v.add(invalidValue(`${path}.template.metadata.labels`, goStringMap(t.labels), MISMATCH));
   }
 }
+
+/** core/v1 ValidateReplicationControllerSpec: a map selector that must be non-empty and match the template. */
+export function validateReplicationController(v: Causes, obj: Obj): void {
+  const path = 'spec';
+  const spec = v.obj(obj.spec, path) ?? {};
+  nonNegative(v, intField(v, spec, 'minReadySeconds', path, 0), `${path}.minReadySeconds`);
+  // Validation runs before defaulting here: an empty selector reads as the template's labels it defaults to.
+  let sel = spec.selector === undefined || spec.selector === null ? {} : v.obj(spec.selector, `${path}.selector`);
+  const tmeta = (spec.template as Obj | undefined)?.metadata as Obj | undefined;
+  if (sel && Object.keys(sel).length === 0 && tmeta && typeof tmeta.labels === 'object' && tmeta.labels !== null && !Array.isArray(tmeta.labels)) {
+    sel = tmeta.labels as Obj;
+  }
+  if (sel && Object.keys(sel).length === 0) v.add(required(`${path}.selector`));
+  else if (sel) for (const c of validateLabels(sel, `${path}.selector`)) v.add(c);
+  nonNegative(v, intField(v, spec, 'replicas', path, 1), `${path}.replicas`);
+  if (spec.template === undefined || spec.template === null) {
+    v.add(required(`${path}.template`));
+    return;
+  }
+  const t = readTemplate(v, spec, path);
+  if (sel && Object.keys(sel).length && selectorMatches({ matchLabels: sel }, t.labels) === false) {
+    v.add(invalidValue(`${path}.template.metadata.labels`, goStringMap(t.labels), MISMATCH));
+  }
+  validatePodTemplate(v, t.obj, `${path}.template`);
+  alwaysRestart(v, t, path);
+  if (t.hasActiveDeadline) v.add(forbidden(`${path}.template.spec.activeDeadlineSeconds`, 'activeDeadlineSeconds in ReplicationController is not Supported'));
+}

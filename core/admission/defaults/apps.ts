@@ -77,3 +77,16 @@ export function daemonSet(obj: Obj): void {
   podTemplate(spec.template);
   statusZero(obj, ['currentNumberScheduled', 'desiredNumberScheduled', 'numberMisscheduled', 'numberReady']);
 }
+
+/** core/v1 SetDefaults_ReplicationController: selector and labels from the template's labels, 1 replica. */
+export function replicationController(obj: Obj): void {
+  const spec = specOf(obj);
+  const templateLabels = isObject(spec.template) && isObject(spec.template.metadata) ? spec.template.metadata.labels : undefined;
+  if (isObject(templateLabels) && Object.keys(templateLabels).length) {
+    if (!isObject(spec.selector) || !Object.keys(spec.selector).length) spec.selector = { ...templateLabels };
+    if (!isObject(obj.metadata.labels) || !Object.keys(obj.metadata.labels).length) obj.metadata.labels = { ...templateLabels };
+  }
+  fill(spec, { replicas: 1 });
+  podTemplate(spec.template);
+  statusZero(obj, ['replicas']);
+}

@@ -1,0 +1,110 @@
+// Controllers: the StatefulSet controller (kubernetes pkg/controller/statefulset): keeps the set's
+// ControllerRevisions (current and update revision), creates and deletes pods <set>-<ordinal> as
+// statefulset-plan.ts decides, and writes status. Like kube's it keeps no expectations: pod names are
+// stable, so a create the informer has not shown yet answers AlreadyExists and a repeated delete 404.
+// volumeClaimTemplates: persistentvolumeclaims are not served, so no claims are made (and no claim volumes
+// are added to the pods).
+
+import type { KubeObject } from '../client/types';
+import { objectKey } from '../client/cache';
+import { ApiError } from '../client/types';
+import { isAlreadyExists, isNotFound, RESOURCES, type Api } from './api-client';
+import type { Clock } from './clock';
+import { ensureUpdateRevision, truncateHistory } from './controller-history';
+import type { EventRecorder } from './events';
+import type { SharedInformer } from './informers';
+import { adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, selectorMatcher } from './owner-refs';
+import { planStatefulSet, podForOrdinal, revisionForOrdinal, revisionOfPod, stsSpec, stsStatusOf, type StsStatus } from './statefulset-plan';
+import { logSyncError, runWorker, WorkQueue } from './workqueue';
+
+export const COMPONENT = 'statefulset-controller';
+
+export interface StatefulSetDeps {
+  api: Api;
+  sets: SharedInformer;
+  pods: SharedInformer;
+  revisions: SharedInformer;
+  recorder: EventRecorder;
+  clock: Clock;
+}
+
+export class StatefulSetController {
+  readonly queue: WorkQueue;
+
+  constructor(private readonly d: StatefulSetDeps) {
+    this.queue = new WorkQueue(d.clock);
+    const enqueueSet = (s: KubeObject) => this.queue.add(objectKey(s));
+    d.sets.addHandlers({ add: enqueueSet, update: enqueueSet, delete: enqueueSet });
+    const enqueueOwner = (p: KubeObject) => {
+      const ref = controllerOf(p);
+      if (ref?.kind === 'StatefulSet') this.queue.add(`${p.metadata.namespace}/${ref.name}`);
+      else if (!ref) {
+        for (const s of d.sets.byNamespace(p.metadata.namespace ?? '')) if (selectorMatcher(stsSpec(s).selector)(labelsOf(p))) this.queue.add(objectKey(s));
+      }
+    };
+    d.pods.addHandlers({ add: enqueueOwner, update: enqueueOwner, delete: enqueueOwner });
+  }
+
+  run(workers = 5): Promise<void>[] {
+    return Array.from({ length: workers }, () => runWorker(this.queue, (k) => this.sync(k), { onError: logSyncError(COMPONENT) }));
+  }
+
+  private owned(set: KubeObject, informer: SharedInformer): KubeObject[] {
+    return informer.byNamespace(set.metadata.namespace ?? '').filter((o) => controllerOf(o)?.uid === set.metadata.uid);
+  }
+
+  async sync(key: string): Promise<void> {
+    const set = this.d.sets.get(key);
+    if (!set || isDeleting(set)) return;
+    const matches = selectorMatcher(stsSpec(set).selector);
+    const pods: KubeObject[] = [];
+    for (const p of this.d.pods.byNamespace(set.metadata.namespace ?? '')) {
+      const decision = claimDecision(set, p, matches(labelsOf(p)));
+      if (decision === 'keep') pods.push(p);
+      else if (decision === 'adopt') {
+        try {
+          pods.push(await this.d.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(set, p)));
+        } catch (e) {
+          if (!(e instanceof ApiError && (e.code === 404 || e.code === 422))) throw e;
+        }
+      }
+    }
+    const prior = (set.status as StsStatus | undefined) ?? { replicas: 0, availableReplicas: 0 };
+    const { update, revisions } = await ensureUpdateRevision(this.d.api, set, this.owned(set, this.d.revisions), prior.collisionCount ?? 0);
+    const current = revisions.find((r) => r.metadata.name === prior.currentRevision) ?? update;
+
+    const plan = planStatefulSet(set, pods, update.metadata.name!);
+    for (const ord of plan.create) {
+      const pod = podForOrdinal(set, revisionForOrdinal(set, ord) === 'current' ? current : update, ord);
+      try {
+        const created = await this.d.api.create(RESOURCES.pods, set.metadata.namespace!, pod);
+        pods.push(created);
+        this.d.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
+      } catch (e) {
+        if (isAlreadyExists(e)) continue;
+        this.d.recorder.event(set, 'Warning', 'FailedCreate', `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(e as Error).message}`);
+        throw e;
+      }
+    }
+    for (const pod of plan.delete) {
+      try {
+        await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, { preconditions: { uid: pod.metadata.uid as string } });
+        this.d.recorder.event(set, 'Normal', 'SuccessfulDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
+      } catch (e) {
+        if (isNotFound(e) || (e instanceof ApiError && e.code === 409)) continue;
+        this.d.recorder.event(set, 'Warning', 'FailedDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(e as Error).message}`);
+        throw e;
+      }
+    }
+    const deleted = new Set(plan.delete.map((p) => p.metadata.uid));
+    const remaining = pods.filter((p) => !deleted.has(p.metadata.uid));
+    const status = stsStatusOf(set, remaining, current.metadata.name!, update.metadata.name!, this.d.clock.now());
+    if (JSON.stringify(set.status ?? {}) !== JSON.stringify(status)) {
+      await this.d.api.update(RESOURCES.statefulsets, { ...set, status: status as unknown as Record<string, unknown> }, 'status');
+    }
+    const live = new Set([status.currentRevision!, status.updateRevision!, ...remaining.map(revisionOfPod)]);
+    await truncateHistory(this.d.api, set, revisions, live);
+    const minReady = stsSpec(set).minReadySeconds ?? 0;
+    if (minReady > 0 && (status.readyReplicas ?? 0) !== status.availableReplicas) this.queue.addAfter(key, minReady * 1000);
+  }
+}
