@@ -65,6 +65,7 @@ async function boot(): Promise<void> {
   status.setUser(`${who.user.username}${who.client.colo ? ` · via ${who.client.colo}` : ''} · served from ${home ? `${home.location}#${home.index}` : 'store'}`);
   const tables = new Tables(WATCHED, feeds);
   const events = new EventStream(feeds, (e) => {
+    if (e.type !== 'ADDED') return undefined; // the load generator times its creates; later events of the object are not
     const seq = Number((e.object.metadata.annotations as Record<string, string> | undefined)?.[SEQ_ANNOTATION]);
     return Number.isInteger(seq) ? loadgen.latencyOf(seq, e.receivedAt) : undefined;
   });

@@ -67,7 +67,7 @@ export class EventStream {
     for (const e of this.entries.newest()) {
       if (this.hidden.has(e.type) || (this.kindFilter && e.kind !== this.kindFilter)) continue;
       shown.push(el('li', { class: e.type, 'data-rv': e.rv, 'data-type': e.type, 'data-name': e.name },
-        el('time', {}, new Date(e.at).toLocaleTimeString()), el('span', { class: 'etype' }, e.type), el('span', { class: 'kind' }, e.kind),
+        el('time', {}, new Date(e.at).toLocaleTimeString([], { hour12: false })), el('span', { class: 'etype' }, e.type), el('span', { class: 'kind' }, e.kind),
         el('span', { class: 'name' }, e.name), el('span', { class: 'rv' }, `RV ${e.rv}`), el('span', { class: 'replica' }, e.replica),
         el('span', { class: 'latency' }, e.latencyMs !== undefined ? `${e.latencyMs.toFixed(1)} ms` : '')));
       if (shown.length >= SHOWN) break;
