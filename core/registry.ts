@@ -3,7 +3,7 @@
 
 // 'path': any name usable as a path segment (RBAC objects such as system:basic-user).
 export type NameRule = 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label' | 'path';
-export type Subresource = 'status' | 'scale' | 'token';
+export type Subresource = 'status' | 'scale' | 'token' | 'finalize';
 
 export interface ResourceType {
   group: string; // '' for the core group
@@ -63,7 +63,7 @@ const REVIEW: Partial<ResourceType> = { namespaced: false, verbs: ['create'], st
 export const RESOURCE_TYPES: readonly ResourceType[] = [
   type({
     group: '', kind: 'Namespace', resource: 'namespaces', shortNames: ['ns'], namespaced: false,
-    subresources: ['status'], nameRule: 'dns1123Label', fieldSelectors: { 'status.phase': 'status.phase' },
+    subresources: ['finalize', 'status'], nameRule: 'dns1123Label', fieldSelectors: { 'status.phase': 'status.phase' },
     initialStatus: { phase: 'Active' },
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   }),

@@ -42,6 +42,8 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   if (!type.verbs.includes(info.verb) || itemVerbOnCollection || (allNamespaces && info.verb !== 'list' && info.verb !== 'watch')) {
     throw new StatusError(methodNotAllowed());
   }
+  // namespaces/finalize serves PUT alone (kube installs only Update for it).
+  if (info.subresource === 'finalize' && info.verb !== 'update') throw new StatusError(methodNotAllowed());
   // 406 before anything is done: a write must not happen when its answer cannot be sent.
   if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
   const url = new URL(c.req.url);
