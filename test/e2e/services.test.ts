@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
 
-const VARS = { CONTROLLERS: 'on', SIMULATED_NODES: '3', EVENT_TTL_SECONDS: '4' };
+const VARS = { CONTROLLERS: 'on', SIMULATED_NODES: '3', EVENT_TTL_SECONDS: '4', STATIC_TOKENS: 'dana-token,dana,uid-d' };
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -116,8 +116,12 @@ describe('services and namespaces with the control loops', () => {
   });
 
   it('proxy rules are RBAC-protected: a user without a nonResourceURLs rule gets 403', async () => {
-    const res = await http(r, 'GET', '/_edgeplane/nodes/node-1/proxy-rules', undefined, { authorization: 'Bearer nobody-token' });
-    expect([401, 403]).toContain(res.status);
+    const res = await http(r, 'GET', '/_edgeplane/nodes/node-1/proxy-rules', undefined, { authorization: 'Bearer dana-token' });
+    expect(res.status).toBe(403);
+    expect(res.json).toEqual({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403, details: {},
+      message: 'forbidden: User "dana" cannot get path "/_edgeplane/nodes/node-1/proxy-rules"',
+    });
   });
 
   it('deletes a namespace through the namespace controller: Terminating with the finalizer, contents gone, then the namespace', async () => {
