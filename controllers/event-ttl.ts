@@ -1,8 +1,8 @@
 // Controllers: events expire EVENT_TTL_SECONDS (default 3600, kube-apiserver --event-ttl 1h) after they
 // were last written. kube attaches an etcd lease to every event write; edgeplane's stores have no
 // per-key TTL, so the controller manager sweeps instead: it follows events with an informer and deletes,
-// as the garbage collector's identity, each one whose newest timestamp (lastTimestamp, series
-// lastObservedTime, eventTime, firstTimestamp, creationTimestamp) is older than the TTL. A sweep runs
+// as the garbage collector's identity, each one whose newest recorder timestamp (lastTimestamp, series
+// lastObservedTime, eventTime; else creationTimestamp) is older than the TTL. A sweep runs
 // every min(TTL, 60 s) / 2, so an event outlives its TTL by at most half a sweep period plus the delete.
 
 import type { KubeObject } from '../client/types';
@@ -18,12 +18,18 @@ export function eventTTLSeconds(raw: string | undefined): number {
   return raw !== undefined && raw.trim() !== '' && Number.isInteger(n) && n > 0 ? n : DEFAULT_EVENT_TTL_SECONDS;
 }
 
-/** When the event was last written, as far as its fields tell (ms since the epoch; NaN when none parse). */
+/**
+ * When the event was last written, as its recorder tells: the newest of lastTimestamp, series
+ * lastObservedTime and eventTime (every recorder write sets one of them); creationTimestamp only when none
+ * is set. NaN when nothing parses.
+ */
 export function lastWritten(ev: KubeObject): number {
-  const e = ev as KubeObject & { lastTimestamp?: string; firstTimestamp?: string; eventTime?: string; series?: { lastObservedTime?: string } };
-  const times = [e.lastTimestamp, e.series?.lastObservedTime, e.eventTime, e.firstTimestamp, ev.metadata.creationTimestamp as string | undefined]
-    .map((t) => (t ? Date.parse(t) : NaN)).filter((t) => Number.isFinite(t));
-  return times.length ? Math.max(...times) : NaN;
+  const e = ev as KubeObject & { lastTimestamp?: string; eventTime?: string; series?: { lastObservedTime?: string } };
+  const parse = (ts: (string | undefined)[]) => ts.map((t) => (t ? Date.parse(t) : NaN)).filter((t) => Number.isFinite(t));
+  const times = parse([e.lastTimestamp, e.series?.lastObservedTime, e.eventTime]);
+  if (times.length) return Math.max(...times);
+  const created = parse([ev.metadata.creationTimestamp as string | undefined]);
+  return created.length ? created[0] : NaN;
 }
 
 export class EventTTLSweeper {

@@ -33,6 +33,8 @@ export interface ResourceType {
   // A field selector label whose exact value indexes watchers (apiserver's "trigger" index), e.g. a
   // kubelet watching the pods of its node.
   watchIndexField?: string;
+  // A second API over another type's store (events.k8s.io/v1 Event over core/events): that store's group/resource.
+  viewOf?: string;
   // Set on the types CustomResourceDefinitions define (core/crd/custom-types.ts): schema, columns, scale.
   custom?: import('./crd/custom-types').CustomTypeInfo;
 }
@@ -112,6 +114,13 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     },
   }),
   type({
+    group: 'events.k8s.io', kind: 'Event', resource: 'events', shortNames: ['ev'], viewOf: 'core/events',
+    fields: [
+      'eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason', 'regarding', 'related', 'note', 'type',
+      'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount',
+    ],
+  }),
+  type({
     group: 'apps', kind: 'Deployment', resource: 'deployments', shortNames: ['deploy'], categories: ['all'],
     subresources: ['status', 'scale'], tracksGeneration: true,
   }),
@@ -156,7 +165,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
 ];
 
 /** The types that have a canonical store. */
-export const STORED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((t) => t.stored);
+export const STORED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((t) => t.stored && !t.viewOf);
 
 const byGroupResource = new Map(RESOURCE_TYPES.map((t) => [groupResource(t), t]));
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
 
-const VARS = { CONTROLLERS: 'on', SIMULATED_NODES: '3', EVENT_TTL_SECONDS: '4', STATIC_TOKENS: 'dana-token,dana,uid-d' };
+const VARS = { CONTROLLERS: 'on', SIMULATED_NODES: '3', EVENT_TTL_SECONDS: '20', STATIC_TOKENS: 'dana-token,dana,uid-d' };
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -124,6 +124,55 @@ describe('services and namespaces with the control loops', () => {
     });
   });
 
+  it('serves events.k8s.io/v1 Events over the same store as core/v1: list, create, watch, kubectl get and describe', async () => {
+    // Controller events (core/v1 writes) are listed through events.k8s.io/v1 with its field names.
+    const listed = (await http(r, 'GET', '/apis/events.k8s.io/v1/namespaces/svc/events')).json;
+    expect(listed.kind).toBe('EventList');
+    expect(listed.apiVersion).toBe('events.k8s.io/v1');
+    const scaled = listed.items.find((e: any) => e.reason === 'ScalingReplicaSet');
+    expect(scaled).toMatchObject({
+      apiVersion: 'events.k8s.io/v1', kind: 'Event', regarding: { kind: 'Deployment', name: 'web', namespace: 'svc' },
+      note: expect.stringMatching(/^Scaled (up|down) replica set web-/), reportingController: 'deployment-controller',
+      deprecatedSource: { component: 'deployment-controller' }, deprecatedCount: 1, type: 'Normal',
+    });
+    expect(scaled.message).toBeUndefined();
+    expect(scaled.involvedObject).toBeUndefined();
+    const all = await must(r, 'get', 'events.v1.events.k8s.io', '-A');
+    expect(all).toMatch(/NAMESPACE\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE/);
+    expect(all).toContain('deployment/web');
+
+    // An events.k8s.io/v1 write (as the scheduler's recorder makes), read back through core/v1.
+    const now = new Date().toISOString().replace(/Z$/, '').padEnd(23, '0').slice(0, 23) + '000Z';
+    const svc = (await http(r, 'GET', '/api/v1/namespaces/svc/services/web')).json;
+    const made = await http(r, 'POST', '/apis/events.k8s.io/v1/namespaces/svc/events', {
+      apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'web.v1event' }, eventTime: now,
+      reportingController: 'e2e.example.com/tester', reportingInstance: 'tester-1', action: 'Probe', reason: 'Checked', type: 'Normal',
+      note: 'checked by e2e', regarding: { kind: 'Service', namespace: 'svc', name: 'web', uid: svc.metadata.uid, apiVersion: 'v1' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.json).toMatchObject({ apiVersion: 'events.k8s.io/v1', note: 'checked by e2e', regarding: { name: 'web' }, reportingController: 'e2e.example.com/tester' });
+    const core = (await http(r, 'GET', '/api/v1/namespaces/svc/events/web.v1event')).json;
+    expect(core).toMatchObject({
+      apiVersion: 'v1', kind: 'Event', message: 'checked by e2e', reportingComponent: 'e2e.example.com/tester', reportingInstance: 'tester-1',
+      involvedObject: { kind: 'Service', name: 'web', uid: svc.metadata.uid }, action: 'Probe', reason: 'Checked', eventTime: now,
+    });
+    const patched = await http(r, 'PATCH', '/apis/events.k8s.io/v1/namespaces/svc/events/web.v1event', { note: 'checked again' }, { 'content-type': 'application/merge-patch+json' });
+    expect(patched.status).toBe(200);
+    expect(patched.json.note).toBe('checked again');
+    expect((await http(r, 'GET', '/api/v1/namespaces/svc/events/web.v1event')).json.message).toBe('checked again');
+    const described = await must(r, '-n', 'svc', 'describe', 'service', 'web');
+    expect(described).toMatch(/Normal\s+Checked\s+.*e2e\.example\.com\/tester\s+checked again/);
+
+    // A watch through events.k8s.io/v1 carries its field names.
+    const res = await fetch(`${r.gateway.url}/apis/events.k8s.io/v1/namespaces/svc/events?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dweb.v1event`, {
+      headers: { authorization: `Bearer e2e-admin-token` },
+    });
+    const frames = (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
+    expect(frames[0].type).toBe('ADDED');
+    expect(frames[0].object).toMatchObject({ apiVersion: 'events.k8s.io/v1', kind: 'Event', note: 'checked again', regarding: { name: 'web' } });
+    expect(frames[0].object.message).toBeUndefined();
+  });
+
   it('deletes a namespace through the namespace controller: Terminating with the finalizer, contents gone, then the namespace', async () => {
     await must(r, 'create', 'namespace', 'doomed');
     await must(r, '-n', 'doomed', 'create', 'configmap', 'c1', '--from-literal=a=b');
@@ -179,6 +228,31 @@ describe('services and namespaces with the control loops', () => {
     await waitFor('namespace doomed to be gone', async () => ((await http(r, 'GET', '/api/v1/namespaces/doomed')).status === 404 ? true : undefined), 30_000);
   });
 
+  it('leaves no object in a namespace the controller deleted while creates raced it (the fence holds)', async () => {
+    expect((await http(r, 'POST', '/api/v1/namespaces', { metadata: { name: 'race' } })).status).toBe(201);
+    let created = 0;
+    const endings: string[] = [];
+    const creator = async (resource: string, id: number) => {
+      for (let j = 0; ; j++) {
+        const res = await http(r, 'POST', `/api/v1/namespaces/race/${resource}`, { metadata: { name: `c${id}-${j}` } });
+        if (res.status !== 201) {
+          endings.push(`${res.status} ${res.json.reason}`);
+          return;
+        }
+        created++;
+      }
+    };
+    const creators = [0, 1, 2, 3].map((i) => creator(i % 2 ? 'secrets' : 'configmaps', i));
+    await waitFor('20 creates before the deletion', async () => (created >= 20 ? true : undefined));
+    expect((await http(r, 'DELETE', '/api/v1/namespaces/race')).status).toBe(200);
+    await Promise.all(creators);
+    for (const e of endings) expect(['403 Forbidden', '404 NotFound']).toContain(e);
+    await waitFor('namespace race to be gone', async () => ((await http(r, 'GET', '/api/v1/namespaces/race')).status === 404 ? true : undefined), 30_000);
+    for (const resource of ['configmaps', 'secrets']) {
+      expect((await http(r, 'GET', `/api/v1/namespaces/race/${resource}`)).json.items, resource).toEqual([]);
+    }
+  });
+
   it('kubectl delete namespace waits until the controller finished', async () => {
     await must(r, 'create', 'namespace', 'quick');
     await must(r, '-n', 'quick', 'create', 'configmap', 'x');
@@ -187,14 +261,17 @@ describe('services and namespaces with the control loops', () => {
     expect((await http(r, 'GET', '/api/v1/namespaces/quick')).status).toBe(404);
   });
 
-  it('expires events after EVENT_TTL_SECONDS', async () => {
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const created = await http(r, 'POST', '/api/v1/namespaces/svc/events', {
-      metadata: { name: 'short-lived' }, involvedObject: { kind: 'Pod', namespace: 'svc', name: 'x' }, reason: 'Test', message: 'bye', type: 'Normal',
-      firstTimestamp: now, lastTimestamp: now, count: 1, source: { component: 'e2e' },
+  it('expires events EVENT_TTL_SECONDS after their last write, keeping fresh ones', async () => {
+    const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+    const event = (name: string, at: string) => http(r, 'POST', '/api/v1/namespaces/svc/events', {
+      metadata: { name }, involvedObject: { kind: 'Pod', namespace: 'svc', name: 'x' }, reason: 'Test', message: name, type: 'Normal',
+      firstTimestamp: at, lastTimestamp: at, count: 1, source: { component: 'e2e' },
     });
-    expect(created.status).toBe(201);
-    expect((await must(r, '-n', 'svc', 'get', 'events'))).toContain('bye');
-    await waitFor('the event to expire', async () => ((await http(r, 'GET', '/api/v1/namespaces/svc/events/short-lived')).status === 404 ? true : undefined), 15_000);
+    expect((await event('old-one', stamp(Date.now() - 60_000))).status).toBe(201);
+    expect((await event('fresh-one', stamp(Date.now()))).status).toBe(201);
+    expect(await must(r, '-n', 'svc', 'get', 'events')).toContain('fresh-one');
+    // TTL 20 s: a sweep every 10 s.
+    await waitFor('the old event to expire', async () => ((await http(r, 'GET', '/api/v1/namespaces/svc/events/old-one')).status === 404 ? true : undefined), 25_000);
+    expect((await http(r, 'GET', '/api/v1/namespaces/svc/events/fresh-one')).status).toBe(200);
   });
 });

@@ -3,7 +3,7 @@
 
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
-import { groupResource, type ResourceType } from '../../core/registry';
+import { groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
 import { badRequest, forbidden, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
 import { toTableIsolated } from '../../core/table-isolated';
 import { logRenderError } from '../../core/list-render';
@@ -29,6 +29,7 @@ import { forwardedCrdRevision } from '../../durable-objects/custom-types';
 import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
 import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
 import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
+import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '../../core/events-view';
 
 type Ctx = Context<AppEnv>;
 
@@ -47,6 +48,13 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   // 406 before anything is done: a write must not happen when its answer cannot be sent.
   if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
   const url = new URL(c.req.url);
+  // events.k8s.io/v1 Events: the core/v1 events store, bodies and replies converted (core/events-view.ts).
+  if (type.viewOf) {
+    const storage = lookupGroupResource(type.viewOf)!;
+    if (info.verb === 'watch') return watch(c, storage, info, url, EVENTS_V1);
+    const res = await dispatch(c, storage, info, url, true);
+    return new Response(replyToEventsV1(await res.text()), { status: res.status, headers: res.headers });
+  }
   // A CRD version other than the storage one: apiVersion rewritten both ways (core/crd/versions.ts).
   if (needsConversion(type) && info.verb !== 'watch') {
     const res = await dispatch(c, type, info, url);
@@ -66,7 +74,7 @@ function deprecated(type: ResourceType, res: Response): Response {
   return out;
 }
 
-async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
+async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false): Promise<Response> {
   switch (info.verb) {
     case 'get':
       return get(c, type, info);
@@ -82,7 +90,7 @@ async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: 
     case 'watch':
       return watch(c, type, info, url);
     default:
-      return write(c, type, info, url);
+      return write(c, type, info, url, eventsView);
   }
 }
 
@@ -101,12 +109,14 @@ async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<R
   return json(200, JSON.stringify(table));
 }
 
-async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
+async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false): Promise<Response> {
   const bytes = await readBodyBytes(c.req.raw);
   const contentType = c.req.header('content-type') ?? '';
   // A patch body is read by its patch type; a DELETE's options only when it sent any (rest.go).
   const raw = info.verb === 'patch' || (bytes.length === 0 && (info.verb === 'delete' || info.verb === 'deletecollection'));
-  const body = raw ? new TextDecoder().decode(bytes) : bodyToStorage(type, decodeBody(contentType, bytes, bodyKind(type, info)));
+  let body = raw ? new TextDecoder().decode(bytes) : bodyToStorage(type, decodeBody(contentType, bytes, bodyKind(type, info)));
+  if (eventsView && info.verb === 'patch') body = patchToCoreEvent(body);
+  else if (eventsView && !raw) body = bodyToCoreEvent(body);
   const q = url.searchParams;
   const dryRun = q.getAll('dryRun').includes('All');
   const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
