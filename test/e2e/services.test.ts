@@ -161,6 +161,7 @@ describe('services and namespaces with the control loops', () => {
     expect(patched.json.note).toBe('checked again');
     expect((await http(r, 'GET', '/api/v1/namespaces/svc/events/web.v1event')).json.message).toBe('checked again');
     const described = await must(r, '-n', 'svc', 'describe', 'service', 'web');
+    expect(described).toMatch(/Endpoints:\s+10\.244\.\d+\.\d+:80\n/); // from the EndpointSlice
     expect(described).toMatch(/Normal\s+Checked\s+.*e2e\.example\.com\/tester\s+checked again/);
 
     // A watch through events.k8s.io/v1 carries its field names.
