@@ -164,6 +164,16 @@ describe('services and namespaces with the control loops', () => {
     expect(described).toMatch(/Endpoints:\s+10\.244\.\d+\.\d+:80\n/); // from the EndpointSlice
     expect(described).toMatch(/Normal\s+Checked\s+.*e2e\.example\.com\/tester\s+checked again/);
 
+    // events.k8s.io/v1 creates are validated strictly (eventTime required, no deprecated* fields); nothing is stored.
+    const refused = await http(r, 'POST', '/apis/events.k8s.io/v1/namespaces/svc/events', {
+      apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'bad.v1event' }, reason: 'X', type: 'Normal', deprecatedCount: 2,
+      regarding: { kind: 'Service', namespace: 'svc', name: 'web' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.json.message).toBe('Event.events.k8s.io "bad.v1event" is invalid: [eventTime: Required value, count: Invalid value: "": needs to be unset]');
+    expect(refused.json.details).toMatchObject({ name: 'bad.v1event', group: 'events.k8s.io', kind: 'Event' });
+    expect((await http(r, 'GET', '/api/v1/namespaces/svc/events/bad.v1event')).status).toBe(404);
+
     // A watch through events.k8s.io/v1 carries its field names.
     const res = await fetch(`${r.gateway.url}/apis/events.k8s.io/v1/namespaces/svc/events?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dweb.v1event`, {
       headers: { authorization: `Bearer e2e-admin-token` },

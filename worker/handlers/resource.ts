@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import { groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
-import { badRequest, forbidden, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
+import { badRequest, forbidden, invalid, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
 import { toTableIsolated } from '../../core/table-isolated';
 import { logRenderError } from '../../core/list-render';
 import type { StoreReply } from '../../durable-objects/resource-store';
@@ -30,6 +30,7 @@ import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
 import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
 import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
 import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '../../core/events-view';
+import { validateEventsV1Create } from '../../core/validation/events-v1';
 
 type Ctx = Context<AppEnv>;
 
@@ -117,6 +118,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   let body = raw ? new TextDecoder().decode(bytes) : bodyToStorage(type, decodeBody(contentType, bytes, bodyKind(type, info)));
   if (eventsView && info.verb === 'patch') body = patchToCoreEvent(body);
   else if (eventsView && !raw) body = bodyToCoreEvent(body);
+  if (eventsView && info.verb === 'create') strictEventCreate(body, info.namespace);
   const q = url.searchParams;
   const dryRun = q.getAll('dryRun').includes('All');
   const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
@@ -192,6 +194,23 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));
   }
   return reply(result);
+}
+
+/** events.k8s.io/v1 creates: kube's strict event validation (core/validation/events-v1.ts), before the store's own. */
+function strictEventCreate(body: string, namespace: string): void {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(body);
+  } catch {
+    return; // the store words the decoding error
+  }
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return;
+  // The namespace comes from the URL, as the store will set it (a different one in the body is the store's 400).
+  const meta = (obj as { metadata?: Record<string, unknown> }).metadata;
+  const event = { ...(obj as Record<string, unknown>), metadata: { ...(meta && typeof meta === 'object' ? meta : {}), namespace } };
+  const causes = validateEventsV1Create(event);
+  const name = ((obj as { metadata?: { name?: unknown } }).metadata?.name as string | undefined) ?? '';
+  if (causes.length) throw new StatusError(invalid('events.k8s.io', 'Event', typeof name === 'string' ? name : '', causes));
 }
 
 /** The kind a body must be, for decode errors: DeleteOptions on deletes, a Scale on /scale. */
