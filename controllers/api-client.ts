@@ -84,6 +84,11 @@ export class HttpApi implements Api {
     await this.call('DELETE', objectPath(r, namespace, name), JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', ...options }));
   }
 
+  /** Any path (discovery, collections, subresources); JSON in and out. */
+  request(method: string, path: string, body?: unknown): Promise<any> {
+    return this.call(method, path, body === undefined ? undefined : JSON.stringify(body));
+  }
+
   private async call(method: string, path: string, body?: string, contentType = 'application/json'): Promise<KubeObject> {
     const write = method !== 'GET';
     for (let attempt = 0; ; attempt++) {

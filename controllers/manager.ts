@@ -16,6 +16,10 @@ import { DeploymentController, COMPONENT as DEPLOY_COMPONENT } from './deploymen
 import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
 import { nodeName, PodReadinessSimulator } from './pod-readiness-simulator';
+import { EndpointSliceController, EndpointsController, ENDPOINTS, ENDPOINTSLICES, SERVICES, SLICE_COMPONENT } from './endpointslice';
+import { KubeProxies, KUBE_PROXY_USER, type ProxyRules } from './kube-proxy';
+import { NamespaceController } from './namespace';
+import { EventTTLSweeper, DEFAULT_EVENT_TTL_SECONDS } from './event-ttl';
 
 export interface ManagerOptions {
   server: string;
@@ -24,6 +28,7 @@ export interface ManagerOptions {
   clock: Clock;
   identity: string; // the Lease holderIdentity
   simulatedNodes: number; // 0: no pod-readiness simulator
+  eventTTLSeconds?: number; // EVENT_TTL_SECONDS (default 3600)
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice).
@@ -44,6 +49,9 @@ export interface ManagerStats {
 export class ControllerManager {
   private readonly elector: LeaderElector;
   private informers: InformerFactory | undefined;
+  private proxyInformers: InformerFactory | undefined;
+  private proxies: KubeProxies | undefined;
+  private sweeper: EventTTLSweeper | undefined;
   private workers: Promise<void>[] = [];
   private stopQueues: (() => void)[] = [];
   private renewTimer: unknown;
@@ -106,12 +114,17 @@ export class ControllerManager {
     await this.stopLoops();
   }
 
-  private async apiAs(username: string): Promise<Api> {
+  /** The rule table of the kube-proxy stand-in on `node`; undefined when the loops or that node do not run. */
+  async proxyRules(node: string): Promise<ProxyRules | undefined> {
+    return this.proxies?.rulesFor(node);
+  }
+
+  private async apiAs(username: string): Promise<HttpApi> {
     const token = await this.o.tokenFor(username);
     return new HttpApi({ server: this.o.server, fetch: this.o.fetch, token: async () => token, onWrite: () => this.writes++ });
   }
 
-  private async controllerApi(account: ControllerAccount): Promise<Api> {
+  private async controllerApi(account: ControllerAccount): Promise<HttpApi> {
     return this.apiAs(controllerUsername(account));
   }
 
@@ -148,12 +161,35 @@ export class ControllerManager {
       simulator = new PodReadinessSimulator({ apiFor: (n) => nodeApis.get(n)!, pods, nodes: informers.for(RESOURCES.nodes), clock, count: this.o.simulatedNodes });
     }
     const workloads = await workloadLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
+    const services = informers.for(SERVICES);
+    const slices = informers.for(ENDPOINTSLICES);
+    const nodes = informers.for(RESOURCES.nodes);
+    const sliceApi = await this.controllerApi('endpointslice-controller');
+    const sliceController = new EndpointSliceController({
+      api: sliceApi, services, pods, nodes, slices, clock, recorder: new ApiEventRecorder(sliceApi, SLICE_COMPONENT, clock),
+    });
+    const endpoints = new EndpointsController({ api: await this.controllerApi('endpoint-controller'), services, pods, endpoints: informers.for(ENDPOINTS), clock });
+    const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
+    const sweeper = new EventTTLSweeper(await this.controllerApi('generic-garbage-collector'), informers.for(RESOURCES.events), clock, this.o.eventTTLSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
+    // kube-proxy: its own informers as system:kube-proxy, shared by the followers of every simulated node.
+    const proxyInformers = new InformerFactory({
+      server: this.o.server, token: await this.o.tokenFor(KUBE_PROXY_USER), fetch: this.o.fetch,
+      onError: (resource, e) => console.error(`kube-proxy informer ${resource}: ${(e as Error).message}`),
+    });
+    const proxies = new KubeProxies(Array.from({ length: this.o.simulatedNodes }, (_, i) => nodeName(i + 1)), proxyInformers.for(SERVICES), proxyInformers.for(ENDPOINTSLICES));
     this.informers = informers;
-    this.stopQueues = [...workloads.queues, rs.queue, deploy.queue, gc.attemptToDelete, gc.attemptToOrphan, sa.queue, ...(simulator ? [simulator.queue] : [])]
+    this.proxyInformers = proxyInformers;
+    this.stopQueues = [...workloads.queues, rs.queue, deploy.queue, gc.attemptToDelete, gc.attemptToOrphan, sa.queue, ...(simulator ? [simulator.queue] : []),
+      sliceController.queue, endpoints.queue, nsController.queue]
       .map((q) => () => q.shutDown());
+    this.stopQueues.push(() => void sweeper.stop());
     try {
-      await informers.start(); // WaitForCacheSync: no controller acts on a partial view
-      this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...(simulator ? await simulator.start(2) : [])];
+      await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
+      this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...(simulator ? await simulator.start(2) : []),
+        ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10)];
+      sweeper.start();
+      this.proxies = proxies;
+      this.sweeper = sweeper;
     } catch (e) {
       await this.stopLoops();
       throw e;
@@ -164,8 +200,13 @@ export class ControllerManager {
   private async stopLoops(): Promise<void> {
     for (const stop of this.stopQueues) stop();
     this.stopQueues = [];
+    await this.sweeper?.stop();
+    this.sweeper = undefined;
+    this.proxies = undefined;
     await this.informers?.stop();
     this.informers = undefined;
+    await this.proxyInformers?.stop();
+    this.proxyInformers = undefined;
     await Promise.all(this.workers);
     this.workers = [];
   }

@@ -113,7 +113,31 @@ const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
     { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['create'] },
     EVENTS_RULE,
   ],
+  'endpointslice-controller': [
+    { apiGroups: [''], resources: ['services', 'pods', 'nodes'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: [''], resources: ['services/finalizers'], verbs: ['update'] },
+    { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['create', 'delete', 'get', 'list', 'update'] },
+    EVENTS_RULE,
+  ],
+  'endpoint-controller': [
+    { apiGroups: [''], resources: ['services', 'pods'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: [''], resources: ['endpoints'], verbs: ['create', 'delete', 'get', 'list', 'update'] },
+    { apiGroups: [''], resources: ['endpoints/restricted'], verbs: ['create'] },
+    EVENTS_RULE,
+  ],
+  'namespace-controller': [
+    { apiGroups: [''], resources: ['namespaces'], verbs: ['delete', 'get', 'list', 'watch'] },
+    { apiGroups: [''], resources: ['namespaces/finalize', 'namespaces/status'], verbs: ['update'] },
+    { apiGroups: ['*'], resources: ['*'], verbs: ['delete', 'deletecollection', 'get', 'list'] },
+  ],
 };
+// system:node-proxier (bootstrappolicy/policy.go), bound to user system:kube-proxy.
+const NODE_PROXIER: PolicyRule[] = [
+  { apiGroups: [''], resources: ['endpoints', 'services'], verbs: ['list', 'watch'] },
+  { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+  EVENTS_RULE,
+  { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+];
 const KUBE_CONTROLLER_MANAGER: PolicyRule[] = [
   EVENTS_RULE,
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
@@ -173,6 +197,7 @@ export const SEEDS: Record<string, object[]> = {
     clusterRole('system:public-info-viewer', [{ nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'], verbs: ['get'] }]),
     clusterRole('system:kube-controller-manager', KUBE_CONTROLLER_MANAGER),
     clusterRole('system:node', NODE),
+    clusterRole('system:node-proxier', NODE_PROXIER),
     // Until the gateway serves pods/binding, the simulated nodes place pods by patching spec.nodeName.
     clusterRole('edgeplane:simulated-node-binding', [{ apiGroups: [''], resources: ['pods'], verbs: ['patch'] }]),
     ...CONTROLLER_CLUSTER_ROLES,
@@ -187,6 +212,7 @@ export const SEEDS: Record<string, object[]> = {
     ]),
     // kube ships system:node unbound (the Node authorizer decides for kubelets); the simulated nodes get it
     // through this edgeplane binding instead.
+    bindSubjects('system:node-proxier', 'system:node-proxier', [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-proxy' }]),
     bindGroups('edgeplane:simulated-nodes', 'system:node', ['system:nodes']),
     bindGroups('edgeplane:simulated-node-binding', 'edgeplane:simulated-node-binding', ['system:nodes']),
     ...CONTROLLER_BINDINGS,

@@ -145,6 +145,7 @@ function mainResource(t: ResourceType): APIResource {
 function subresource(t: ResourceType, sub: Subresource): APIResource {
   const base = { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced };
   if (sub === 'token') return { ...base, ...TOKEN_GVK, verbs: ['create'] };
+  if (sub === 'finalize') return { ...base, kind: t.kind, verbs: ['update'] }; // namespaces/finalize: PUT only
   // kubectl scale reads group/version/kind from this entry to know the wire type of /scale (client-go scale
   // package, discovery scale kind resolver), so a cross-group subresource must name its group.
   if (sub === 'scale') return { ...base, ...SCALE_GVK, verbs: [...SUBRESOURCE_VERBS] };

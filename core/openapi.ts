@@ -331,7 +331,8 @@ export function pathsFor(t: ResourceType): Record<string, Json> {
   out[item] = one;
 
   // serviceaccounts/token is create-only and typed TokenRequest; kubectl never validates against it.
-  for (const sub of t.subresources.filter((x) => x !== 'token')) {
+  // namespaces/finalize is PUT-only (below).
+  for (const sub of t.subresources.filter((x) => x !== 'token' && x !== 'finalize')) {
     // /scale is typed autoscaling/v1 Scale, and kube tags its operations with that GVK, not the parent's.
     const subSchema = sub === 'scale' ? SCALE : schema;
     const subGvk = sub === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : gvk;
@@ -342,6 +343,12 @@ export function pathsFor(t: ResourceType): Record<string, Json> {
       get: operation(t, { ...read(t.kind, subSchema), description: `read ${what}` }, subGvk, suffix),
       put: operation(t, { ...replace(t.kind, subSchema), description: `replace ${what}` }, subGvk, suffix),
       patch: operation(t, { ...patch(t.kind, subSchema), description: `partially update ${what}` }, subGvk, suffix),
+    };
+  }
+  if (t.subresources.includes('finalize')) {
+    out[`${item}/finalize`] = {
+      parameters: scopeParams(t, true),
+      put: operation(t, { ...replace(t.kind, schema), description: `replace finalize of the specified ${t.kind}` }, gvk, 'Finalize'),
     };
   }
   return out;

@@ -3,7 +3,7 @@
 
 // 'path': any name usable as a path segment (RBAC objects such as system:basic-user).
 export type NameRule = 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label' | 'path';
-export type Subresource = 'status' | 'scale' | 'token';
+export type Subresource = 'status' | 'scale' | 'token' | 'finalize';
 
 export interface ResourceType {
   group: string; // '' for the core group
@@ -33,6 +33,8 @@ export interface ResourceType {
   // A field selector label whose exact value indexes watchers (apiserver's "trigger" index), e.g. a
   // kubelet watching the pods of its node.
   watchIndexField?: string;
+  // A second API over another type's store (events.k8s.io/v1 Event over core/events): that store's group/resource.
+  viewOf?: string;
   // Set on the types CustomResourceDefinitions define (core/crd/custom-types.ts): schema, columns, scale.
   custom?: import('./crd/custom-types').CustomTypeInfo;
 }
@@ -63,7 +65,7 @@ const REVIEW: Partial<ResourceType> = { namespaced: false, verbs: ['create'], st
 export const RESOURCE_TYPES: readonly ResourceType[] = [
   type({
     group: '', kind: 'Namespace', resource: 'namespaces', shortNames: ['ns'], namespaced: false,
-    subresources: ['status'], nameRule: 'dns1123Label', fieldSelectors: { 'status.phase': 'status.phase' },
+    subresources: ['finalize', 'status'], nameRule: 'dns1123Label', fieldSelectors: { 'status.phase': 'status.phase' },
     initialStatus: { phase: 'Active' },
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   }),
@@ -116,6 +118,13 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     subresources: ['status', 'scale'], tracksGeneration: true,
   }),
   type({
+    group: 'events.k8s.io', kind: 'Event', resource: 'events', shortNames: ['ev'], viewOf: 'core/events',
+    fields: [
+      'eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason', 'regarding', 'related', 'note', 'type',
+      'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount',
+    ],
+  }),
+  type({
     group: 'apps', kind: 'Deployment', resource: 'deployments', shortNames: ['deploy'], categories: ['all'],
     subresources: ['status', 'scale'], tracksGeneration: true,
   }),
@@ -161,7 +170,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
 ];
 
 /** The types that have a canonical store. */
-export const STORED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((t) => t.stored);
+export const STORED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((t) => t.stored && !t.viewOf);
 
 const byGroupResource = new Map(RESOURCE_TYPES.map((t) => [groupResource(t), t]));
 

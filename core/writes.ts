@@ -28,6 +28,7 @@ import { recordWrite, serverSideApply } from './apply/write-hooks';
 import { APPLY_PATCH_CONTENT_TYPE, checkPatchOptions, checkWriteOptions, isApplyPatch } from './apply/apply-body';
 import { managerOrUserAgent } from './apply/manager-name';
 import { deletionFinalizers } from './gc-finalizers';
+import { isNamespaceType, markNamespaceDeleting, mergeFinalize, namespaceHeld } from './namespace-deletion';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -228,7 +229,8 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
     keepAllocatedClusterIP(type, current, next);
     applyDefaults(next);
   }
-  const merged = subresource === 'status' ? mergeStatusUpdate(current, next) : mergeUpdateMeta(type, current, next);
+  const merged = subresource === 'status' ? mergeStatusUpdate(current, next)
+    : subresource === 'finalize' ? mergeFinalize(current, next) : mergeUpdateMeta(type, current, next);
   env.guard?.(merged, current);
   if (subresource !== 'status') {
     const causes = immutableViolations(type.kind, current, merged);
@@ -243,7 +245,7 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
   if (sameJson(merged, current)) return { code: 200, body: current };
   const key = objectKey(current.metadata.namespace ?? '', name);
   // The last finalizer removed from an object being deleted completes its deletion.
-  if (merged.metadata.deletionTimestamp && !(merged.metadata.finalizers?.length)) {
+  if (merged.metadata.deletionTimestamp && !(merged.metadata.finalizers?.length) && !(isNamespaceType(type) && namespaceHeld(merged))) {
     return { code: 200, body: store.commit('DELETED', key, merged) };
   }
   return { code: 200, body: store.commit('MODIFIED', key, merged) };
@@ -342,6 +344,11 @@ function checkPreconditions(kind: string, current: KubeObject, options: DeleteOp
 function remove(store: WriteStore, env: WriteEnv, current: KubeObject, stored: KubeObject = current): unknown {
   const { type } = env;
   const key = objectKey(current.metadata.namespace ?? '', current.metadata.name!);
+  // With the namespace controller running (CONTROLLERS on, as for the garbage collector), spec.finalizers
+  // holds a namespace: DELETE marks it and the controller finishes (core/namespace-deletion.ts).
+  if (isNamespaceType(type) && env.garbageCollection !== false && namespaceHeld(current)) {
+    return current.metadata.deletionTimestamp ? current : store.commit('MODIFIED', key, markNamespaceDeleting(current, timestamp(env.now)));
+  }
   if (current.metadata.finalizers?.length) {
     if (current.metadata.deletionTimestamp) {
       // Already deleting: only a change of GC finalizers (e.g. foreground to orphan) is written.

@@ -10,6 +10,8 @@ import { signingKey } from '../worker/settings';
 import { controllersEnabled, markControllersStarted, simulatedNodes } from '../worker/controllers';
 import { internalToken } from '../core/auth/internal-identity';
 import { ControllerManager, type ManagerStats } from '../controllers/manager';
+import type { ProxyRules } from '../controllers/kube-proxy';
+import { eventTTLSeconds } from '../controllers/event-ttl';
 import { REAL_CLOCK } from '../controllers/clock';
 
 export const CONTROLLER_MANAGER_NAME = 'kube-controller-manager';
@@ -31,6 +33,11 @@ export class ControllerManagerObject extends DurableObject<Bindings> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
     const manager = await (this.creating ??= this.create());
     return manager.stats();
+  }
+
+  /** GET /_edgeplane/nodes/<node>/proxy-rules (worker/routes/proxy-rules.ts). */
+  async proxyRules(node: string): Promise<ProxyRules | undefined> {
+    return this.manager?.proxyRules(node);
   }
 
   async stats(): Promise<ManagerStats | undefined> {
@@ -58,6 +65,7 @@ export class ControllerManagerObject extends DurableObject<Bindings> {
         clock: REAL_CLOCK,
         identity: `edgeplane-controller-manager_${id}`,
         simulatedNodes: simulatedNodes(this.env),
+        eventTTLSeconds: eventTTLSeconds(this.env.EVENT_TTL_SECONDS),
       });
       manager.run();
       this.manager = manager;

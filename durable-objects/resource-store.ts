@@ -161,6 +161,21 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     });
   }
 
+  /**
+   * Namespace deletion with the namespace controller running: fences `namespace` at `revision` only; the
+   * controller deletes the contents through the API, and a create admitted before the mark is refused here.
+   */
+  async fenceNamespace(groupResource: string, namespace: string, revision: number, crdRevision?: number): Promise<Result<true>> {
+    await knowType(this.env as CrdEnv, groupResource, crdRevision);
+    try {
+      this.typeFor(groupResource);
+      this.fence.raise(namespace, revision);
+      return { ok: true, value: true };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
   /** Watches arrive as fetches (HTTP streaming or a WebSocket upgrade) with the target in headers. */
   override async fetch(request: Request): Promise<Response> {
     try {

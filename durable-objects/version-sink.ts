@@ -5,15 +5,29 @@
 // bookmark's object carries only kind and apiVersion.
 
 import type { Sink } from '../core/watch-hub';
+import { EVENTS_V1, frameToEventsV1 } from '../core/events-view';
 
 // The header a forwarded watch names the requested apiVersion in, when it is not the storage version's.
 export const API_VERSION_HEADER = 'x-edgeplane-api-version';
 
 export function convertingSink(sink: Sink, from: string, to: string): Sink {
+  // events.k8s.io/v1 over the core/v1 events store renames fields too (core/events-view.ts).
+  if (to === EVENTS_V1 && from === 'v1') return mapped(sink, frameToEventsV1);
   const needle = `"apiVersion":${JSON.stringify(from)}`;
   const replacement = `"apiVersion":${JSON.stringify(to)}`;
   const out: Sink = {
     send: (frame) => sink.send(frame.text.includes(needle) ? { text: frame.text.replace(needle, replacement) } : frame),
+    full: () => sink.full(),
+    drained: (ms) => sink.drained(ms),
+    close: () => sink.close(),
+  };
+  if (sink.heartbeat) out.heartbeat = () => sink.heartbeat!();
+  return out;
+}
+
+function mapped(sink: Sink, f: (text: string) => string): Sink {
+  const out: Sink = {
+    send: (frame) => sink.send({ text: f(frame.text) }),
     full: () => sink.full(),
     drained: (ms) => sink.drained(ms),
     close: () => sink.close(),

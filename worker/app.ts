@@ -17,6 +17,7 @@ import { consoleApi } from './routes/console-api';
 import { encodeResponse } from './response-encoding';
 import { customTypes } from './custom-types';
 import { ensureControllers } from './controllers';
+import { proxyRules } from './routes/proxy-rules';
 
 export const app = new Hono<AppEnv>();
 
@@ -44,6 +45,7 @@ app.route('/', discovery);
 app.route('/', metrics);
 app.route('/', testHooks);
 app.route('/', consoleApi);
+app.route('/', proxyRules);
 
 app.all('*', (c) => {
   const info = c.get('request');

@@ -16,6 +16,7 @@ export interface Bindings {
   // pod-readiness stand-in (default 3, 0 = none).
   CONTROLLERS?: string;
   SIMULATED_NODES?: string;
+  EVENT_TTL_SECONDS?: string; // events expire this long after their last write (kube-apiserver --event-ttl; default 3600)
   // Secrets: the admin token (group system:masters), static tokens in kube's token-file CSV format, and
   // the key ServiceAccount tokens are signed with (derived from ADMIN_TOKEN when unset; with neither, the
   // Worker refuses to serve). Read through worker/settings.ts.

@@ -23,7 +23,11 @@ const NODE_PREFIX = 'system:node:';
 export const CONTROLLER_ACCOUNTS = [
   'deployment-controller', 'replicaset-controller', 'generic-garbage-collector', 'service-account-controller',
   'job-controller', 'ttl-after-finished-controller', 'statefulset-controller', 'daemon-set-controller', 'replication-controller',
+  'endpointslice-controller', 'endpoint-controller', 'namespace-controller',
 ] as const;
+
+/** kube-proxy's user (bound to the system:node-proxier ClusterRole by kube's bootstrap policy). */
+export const KUBE_PROXY_USER = 'system:kube-proxy';
 export type ControllerAccount = (typeof CONTROLLER_ACCOUNTS)[number];
 
 export interface InternalUser {
@@ -37,6 +41,7 @@ export const nodeUsername = (node: string): string => `${NODE_PREFIX}${node}`;
 
 /** The user an internal username stands for, or undefined when it is not one of ours. */
 export function internalUser(username: string): InternalUser | undefined {
+  if (username === KUBE_PROXY_USER) return { username, uid: '', groups: ['system:authenticated'] };
   if (username === CONTROLLER_MANAGER_USER) return { username, uid: '', groups: ['system:authenticated'] };
   if (username.startsWith(SA_PREFIX) && (CONTROLLER_ACCOUNTS as readonly string[]).includes(username.slice(SA_PREFIX.length))) {
     return { username, uid: '', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] };

@@ -8,6 +8,7 @@ import type { StoreReply } from '../../durable-objects/resource-store';
 import type { Bindings } from '../env';
 import { storeFor } from '../stores';
 import { forwardedCrdRevision } from '../../durable-objects/custom-types';
+import { controllersEnabled } from '../controllers';
 
 const NAMESPACES = lookupGroupResource('core/namespaces')!;
 const UNDELETABLE = new Set(['default', 'kube-system', 'kube-public']);
@@ -36,6 +37,7 @@ export async function deleteNamespace(env: Bindings, name: string, body: string)
   if (UNDELETABLE.has(name)) {
     return { ok: false, status: forbidden(NAMESPACES, name, 'this namespace may not be deleted') };
   }
+  if (controllersEnabled(env)) return markForController(env, name, body);
   const store = storeFor(env, NAMESPACES);
   const gr = groupResource(NAMESPACES);
   const marked = await store.write(gr, {
@@ -54,6 +56,35 @@ export async function deleteNamespace(env: Bindings, name: string, body: string)
     remaining += items.filter((i) => i.metadata.deletionTimestamp).length;
   }
   if (remaining > 0) return marked;
+  return store.write(gr, { verb: 'delete', namespace: '', name, body, query: {} });
+}
+
+/**
+ * With the namespace controller (controllers/namespace.ts): phase Terminating first (admission refuses
+ * creates from then on; its revision M is the fence), then every type's store fences the namespace at M
+ * (a create admitted earlier but committing later is refused), then the DELETE proper, which sets
+ * deletionTimestamp while spec.finalizers holds `kubernetes` (core/namespace-deletion.ts). The controller
+ * acts on deletionTimestamp, so it starts only once every fence stands. Later DELETEs go to the store as
+ * they are (answer the object, or delete it once its finalizers are gone).
+ */
+async function markForController(env: Bindings, name: string, body: string): Promise<Result<StoreReply>> {
+  const store = storeFor(env, NAMESPACES);
+  const gr = groupResource(NAMESPACES);
+  const current = await store.get(gr, { namespace: '', name, subresource: '' });
+  if (!current.ok) return current;
+  const ns = JSON.parse(current.value.body) as { metadata: { deletionTimestamp?: string } };
+  if (!ns.metadata.deletionTimestamp) {
+    const marked = await store.write(gr, {
+      verb: 'patch', namespace: '', name, subresource: 'status',
+      patchType: 'application/merge-patch+json', body: JSON.stringify({ status: { phase: 'Terminating' } }),
+    });
+    if (!marked.ok) return marked;
+    const terminatingAt = marked.value.revision ?? Number((JSON.parse(marked.value.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+    for (const type of allStoredTypes().filter((t) => t.namespaced)) {
+      const fenced = await storeFor(env, type).fenceNamespace(groupResource(type), name, terminatingAt, type.custom ? forwardedCrdRevision() : undefined);
+      if (!fenced.ok) return fenced;
+    }
+  }
   return store.write(gr, { verb: 'delete', namespace: '', name, body, query: {} });
 }
 

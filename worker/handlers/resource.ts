@@ -3,8 +3,8 @@
 
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
-import { groupResource, type ResourceType } from '../../core/registry';
-import { badRequest, forbidden, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
+import { groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
+import { badRequest, forbidden, invalid, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
 import { toTableIsolated } from '../../core/table-isolated';
 import { logRenderError } from '../../core/list-render';
 import type { StoreReply } from '../../durable-objects/resource-store';
@@ -29,6 +29,8 @@ import { forwardedCrdRevision } from '../../durable-objects/custom-types';
 import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
 import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
 import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
+import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '../../core/events-view';
+import { validateEventsV1Create } from '../../core/validation/events-v1';
 
 type Ctx = Context<AppEnv>;
 
@@ -42,9 +44,18 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   if (!type.verbs.includes(info.verb) || itemVerbOnCollection || (allNamespaces && info.verb !== 'list' && info.verb !== 'watch')) {
     throw new StatusError(methodNotAllowed());
   }
+  // namespaces/finalize serves PUT alone (kube installs only Update for it).
+  if (info.subresource === 'finalize' && info.verb !== 'update') throw new StatusError(methodNotAllowed());
   // 406 before anything is done: a write must not happen when its answer cannot be sent.
   if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
   const url = new URL(c.req.url);
+  // events.k8s.io/v1 Events: the core/v1 events store, bodies and replies converted (core/events-view.ts).
+  if (type.viewOf) {
+    const storage = lookupGroupResource(type.viewOf)!;
+    if (info.verb === 'watch') return watch(c, storage, info, url, EVENTS_V1);
+    const res = await dispatch(c, storage, info, url, true);
+    return new Response(replyToEventsV1(await res.text()), { status: res.status, headers: res.headers });
+  }
   // A CRD version other than the storage one: apiVersion rewritten both ways (core/crd/versions.ts).
   if (needsConversion(type) && info.verb !== 'watch') {
     const res = await dispatch(c, type, info, url);
@@ -64,7 +75,7 @@ function deprecated(type: ResourceType, res: Response): Response {
   return out;
 }
 
-async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
+async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false): Promise<Response> {
   switch (info.verb) {
     case 'get':
       return get(c, type, info);
@@ -80,7 +91,7 @@ async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: 
     case 'watch':
       return watch(c, type, info, url);
     default:
-      return write(c, type, info, url);
+      return write(c, type, info, url, eventsView);
   }
 }
 
@@ -99,12 +110,15 @@ async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<R
   return json(200, JSON.stringify(table));
 }
 
-async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
+async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false): Promise<Response> {
   const bytes = await readBodyBytes(c.req.raw);
   const contentType = c.req.header('content-type') ?? '';
   // A patch body is read by its patch type; a DELETE's options only when it sent any (rest.go).
   const raw = info.verb === 'patch' || (bytes.length === 0 && (info.verb === 'delete' || info.verb === 'deletecollection'));
-  const body = raw ? new TextDecoder().decode(bytes) : bodyToStorage(type, decodeBody(contentType, bytes, bodyKind(type, info)));
+  let body = raw ? new TextDecoder().decode(bytes) : bodyToStorage(type, decodeBody(contentType, bytes, bodyKind(type, info)));
+  if (eventsView && info.verb === 'patch') body = patchToCoreEvent(body);
+  else if (eventsView && !raw) body = bodyToCoreEvent(body);
+  if (eventsView && info.verb === 'create') strictEventCreate(body, info.namespace);
   const q = url.searchParams;
   const dryRun = q.getAll('dryRun').includes('All');
   const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
@@ -182,6 +196,23 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));
   }
   return reply(result);
+}
+
+/** events.k8s.io/v1 creates: kube's strict event validation (core/validation/events-v1.ts), before the store's own. */
+function strictEventCreate(body: string, namespace: string): void {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(body);
+  } catch {
+    return; // the store words the decoding error
+  }
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return;
+  // The namespace comes from the URL, as the store will set it (a different one in the body is the store's 400).
+  const meta = (obj as { metadata?: Record<string, unknown> }).metadata;
+  const event = { ...(obj as Record<string, unknown>), metadata: { ...(meta && typeof meta === 'object' ? meta : {}), namespace } };
+  const causes = validateEventsV1Create(event);
+  const name = ((obj as { metadata?: { name?: unknown } }).metadata?.name as string | undefined) ?? '';
+  if (causes.length) throw new StatusError(invalid('events.k8s.io', 'Event', typeof name === 'string' ? name : '', causes));
 }
 
 /** The kind a body must be, for decode errors: DeleteOptions on deletes, a Scale on /scale. */

@@ -20,7 +20,8 @@ import { CRD_REVISION_HEADER, forwardedCrdRevision } from '../../durable-objects
 // The handshake headers a WebSocket upgrade needs to reach the store intact.
 const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions'];
 
-export async function watch(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
+/** `asVersion`: the apiVersion the watcher asked for when it differs from the store's (the events.k8s.io/v1 view). */
+export async function watch(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, url: URL, asVersion?: string): Promise<Response> {
   const headers = new Headers();
   for (const name of UPGRADE_HEADERS) {
     const v = c.req.header(name);
@@ -37,6 +38,7 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   if (!user.groups.includes('system:masters')) headers.set(WATCH_HEADERS.user, user.username);
   const crdRevision = type.custom ? forwardedCrdRevision() : undefined;
   if (needsConversion(type)) headers.set(API_VERSION_HEADER, apiVersionOf(type));
+  if (asVersion) headers.set(API_VERSION_HEADER, asVersion);
   if (crdRevision !== undefined) headers.set(CRD_REVISION_HEADER, String(crdRevision));
   const replica = replicaFor(c.env, type, c.req.raw, clientKey(user.username, c.req.raw));
   if (replica) headers.set(WATCH_HEADERS.replica, replica.name);
