@@ -15,6 +15,7 @@ import { handleResource } from './handlers/resource';
 import { ui } from './routes/ui';
 import { consoleApi } from './routes/console-api';
 import { encodeResponse } from './response-encoding';
+import { drainUnread } from './body';
 import { customTypes } from './custom-types';
 import { ensureControllers } from './controllers';
 import { proxyRules } from './routes/proxy-rules';
@@ -29,6 +30,11 @@ app.onError((err) => {
 
 app.notFound(() => statusResponse(unknownResource()));
 
+// Outermost: a request body left unread by an early answer is drained, so the client gets that answer.
+app.use('*', async (c, next) => {
+  await next();
+  await drainUnread(c.req.raw);
+});
 app.use('*', requireSecrets); // 503 naming the secret when none to sign ServiceAccount tokens with is set
 app.use('*', encodeResponse);
 app.use('*', ensureControllers); // wakes the controller manager singleton once per isolate

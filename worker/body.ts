@@ -38,3 +38,26 @@ export async function readBodyBytes(req: Request): Promise<Uint8Array> {
 function tooLarge(): StatusError {
   return new StatusError(requestEntityTooLarge(`limit is ${MAX_REQUEST_BODY_BYTES}`));
 }
+
+/**
+ * Reads and drops a body nobody read (up to the drain limit): an answer given before the body was read — 401,
+ * 403, 404, 429 — must still reach a client that is busy sending, instead of a connection closed under it.
+ */
+export async function drainUnread(req: Request): Promise<void> {
+  if (!req.body || req.bodyUsed) return;
+  const reader = req.body.getReader();
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      total += value.byteLength;
+      if (total > DRAIN_LIMIT_BYTES) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // the client went away: nothing left to protect
+  }
+}

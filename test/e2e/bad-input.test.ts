@@ -9,7 +9,7 @@ const cm = (name: string, extra: Record<string, unknown> = {}) =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' }, ...extra });
 
 beforeAll(async () => {
-  r = await startTestGateway();
+  r = await startTestGateway({ vars: { STATIC_TOKENS: 'nobody-token,nobody,uid-n' } });
   expect((await http(r, 'POST', CM, cm('keep'))).status).toBe(201);
 });
 afterAll(() => stopTestGateway(r));
@@ -89,6 +89,19 @@ describe('bad input', () => {
       const res = await http(r, 'GET', CM, undefined, headers);
       expect(res.status).toBe(401);
       expect(res.json).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+    }
+  });
+});
+
+describe('early answers to a client still sending', () => {
+  it('delivers a 401 and a 403 decided before a 2.5 MB body was read, instead of closing the connection', async () => {
+    const body = JSON.stringify({ metadata: { name: 'big' }, data: { a: 'x'.repeat(2_500_000) } });
+    for (const [token, code] of [['not-a-token', 401], ['nobody-token', 403]] as const) {
+      const res = await fetch(`${r.gateway.url}/api/v1/namespaces/default/configmaps`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body,
+      });
+      expect(res.status).toBe(code);
+      expect((await res.json()).kind).toBe('Status');
     }
   });
 });
