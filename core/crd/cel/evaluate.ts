@@ -82,6 +82,8 @@ function runtimeErrorText(e: unknown): string {
   return msg;
 }
 
+let wrapSome: ((ctx: Record<string, unknown>) => unknown) | undefined;
+
 class Run {
   errors: StatusCause[] = [];
   warnings: string[] = [];
@@ -223,7 +225,7 @@ class Run {
   }
 
   private some(v: unknown): unknown {
-    return this.env.evaluate('optional.of(self)', { self: v });
+    return (wrapSome ??= this.env.parse('optional.of(self)'))({ self: v });
   }
 }
 
