@@ -8,7 +8,7 @@ import type { StatusCause } from '../../status';
 import { goQuote } from '../../validation/names';
 import type { JSONSchemaProps } from '../crd-object';
 import type { CompiledRule, RuleNode } from './compile';
-import { celEnvironment, CostLimitExceeded, PER_CALL_STEPS, PER_WRITE_STEPS, stepsTaken, withStepLimit } from './library';
+import { celEnvironment, CostLimitExceeded, isDuration, PER_CALL_STEPS, PER_WRITE_STEPS, stepsTaken, withStepLimit } from './library';
 
 // apiserver/pkg/apis/cel/config.go MaxEvaluatedMessageExpressionSizeBytes.
 const MAX_MESSAGE_BYTES = 5 * 1024;
@@ -26,6 +26,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
 /** A JSON value as CEL sees it under `schema`: integers are int (BigInt) unless the schema says number. */
 export function toCel(schema: JSONSchemaProps | undefined, v: unknown, resourceRoot: boolean): unknown {
   if (v === null || v === undefined) return v;
+  if (typeof v === 'string' && typeof schema?.format === 'string') return formatted(schema.format, v);
   if (typeof v === 'number') {
     if (schema?.type === 'number') return v;
     return Number.isInteger(v) ? BigInt(v) : v;
@@ -57,8 +58,25 @@ export function toCel(schema: JSONSchemaProps | undefined, v: unknown, resourceR
   return v;
 }
 
+let timestampOf: ((ctx: Record<string, unknown>) => unknown) | undefined;
+let durationOf: ((ctx: Record<string, unknown>) => unknown) | undefined;
+
+// cel/model SchemaDeclType: strings of format date-time and date are timestamps, duration durations
+// (a string that does not parse stays a string; the schema check has reported it).
+function formatted(format: string, v: string): unknown {
+  try {
+    if (format === 'date-time') return (timestampOf ??= celEnvironment().parse('timestamp(self)'))({ self: v });
+    if (format === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return (timestampOf ??= celEnvironment().parse('timestamp(self)'))({ self: `${v}T00:00:00Z` });
+    if (format === 'duration') return (durationOf ??= celEnvironment().parse('duration(self)'))({ self: v });
+  } catch {
+    return v;
+  }
+  return v;
+}
+
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  if (a instanceof Date || isDuration(a)) return (b instanceof Date || isDuration(b)) && String(a) === String(b);
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   if (isObj(a) && isObj(b)) {
     const ka = Object.keys(a);

@@ -22,6 +22,11 @@ export class CostLimitExceeded extends Error {
 
 type List = unknown[];
 
+/** A CEL duration value of the library (its class is not exported: known by its shape). */
+export function isDuration(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && typeof (v as { seconds?: unknown }).seconds === 'bigint' && typeof (v as { addDuration?: unknown }).addDuration === 'function';
+}
+
 function compare(a: unknown, b: unknown): number {
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
@@ -33,6 +38,7 @@ function compare(a: unknown, b: unknown): number {
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  if (isDuration(a) || a instanceof Date) return (isDuration(b) || b instanceof Date) && String(a) === String(b);
   if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) return a == b;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
@@ -78,6 +84,52 @@ function codePoints(s: string): string[] {
   return Array.from(s);
 }
 
+function display(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') return String(v);
+  if (v === null || v === undefined) return 'null';
+  if (v instanceof Date) return v.toISOString().replace('.000Z', 'Z');
+  if (isDuration(v)) return v.toString();
+  if (Array.isArray(v)) return `[${v.map(display).join(', ')}]`;
+  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${display(k)}: ${display(x)}`).join(', ')}}`;
+  return String(v);
+}
+
+function formatString(f: string, args: List): string {
+  let n = 0;
+  const next = () => {
+    if (n >= args.length) throw new Error(`index ${n} out of range`);
+    return args[n++];
+  };
+  return f.replace(/%(?:\.(\d+))?([sdfexXob%])/g, (_m, prec: string | undefined, verb: string) => {
+    if (verb === '%') return '%';
+    const v = next();
+    switch (verb) {
+      case 's':
+        return display(v);
+      case 'd':
+        if (typeof v !== 'bigint' && !(typeof v === 'number' && Number.isInteger(v))) throw new Error('error during formatting: decimal clause can only be used on integers');
+        return String(v);
+      case 'f':
+      case 'e': {
+        const x = Number(v);
+        const p = prec === undefined ? 6 : Number(prec);
+        return verb === 'f' ? x.toFixed(p) : x.toExponential(p).replace(/e([+-])(\d)$/, 'e$10$2');
+      }
+      case 'x':
+      case 'X': {
+        const hex = typeof v === 'string' ? [...new TextEncoder().encode(v)].map((b) => b.toString(16).padStart(2, '0')).join('') : BigInt(v as bigint).toString(16);
+        return verb === 'X' ? hex.toUpperCase() : hex;
+      }
+      case 'o':
+        return BigInt(v as bigint).toString(8);
+      default:
+        return typeof v === 'boolean' ? String(v) : BigInt(v as bigint).toString(2);
+    }
+  });
+}
+
 /** Functions of kube's CEL environment this server does not provide: a rule calling one is not evaluated. */
 export const UNSUPPORTED_KUBE_FUNCTIONS = new Set([
   // quantity library
@@ -90,7 +142,7 @@ export const UNSUPPORTED_KUBE_FUNCTIONS = new Set([
   // semver, format, authz (authz is not in CRD rules)
   'semver', 'isSemver', 'major', 'minor', 'patch', 'isFormat', 'validate', 'named',
   // string ext functions not provided
-  'format', 'strings.quote', 'sets.contains', 'sets.equivalent', 'sets.intersects',
+  'strings.quote', 'sets.contains', 'sets.equivalent', 'sets.intersects',
   // two-variable comprehensions (cel-go ext, kube 1.32+ in stored expressions)
   'transformList', 'transformMap', 'transformMapEntry',
 ]);
@@ -174,6 +226,8 @@ function build(optionalOldSelf: boolean): Environment {
     return parts.slice(0, k + 1).join(b) + (k + 1 < parts.length ? a + parts.slice(k + 1).join(a) : '');
   });
   add('string.reverse(): string', (s: string) => codePoints(s).reverse().join(''));
+  // cel-go ext strings format(): %s %d %f %e %x %X %o %b %%, with an optional precision for %f and %e.
+  add('string.format(list): string', (f: string, args: List) => formatString(f, args));
   // The step counter: every AST node evaluation goes through the evaluator's `run`, which a function
   // handler sees as `this`. Catch that evaluator once and count its runs.
   let evaluator: { run: (ast: unknown, ctx: unknown) => unknown } | undefined;

@@ -188,3 +188,40 @@ describe('CEL rules: compilation at CRD write', () => {
     expect(resolveFieldPath('.zz', s)).toEqual({ error: 'does not refer to a valid field' });
   });
 });
+
+describe('CEL rules: kube library extras', () => {
+  it('format(), date-time and duration strings as timestamps and durations, string and list extensions', () => {
+    const t = tree({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            at: { type: 'string', format: 'date-time' },
+            every: { type: 'string', format: 'duration' },
+            name: { type: 'string' },
+            xs: { type: 'array', items: { type: 'integer' } },
+          },
+          'x-kubernetes-validations': [
+            { rule: 'self.at > timestamp("2024-01-01T00:00:00Z") && self.every <= duration("1h")', messageExpression: '"%s is too early or %s too long (%d items)".format([self.at, self.every, size(self.xs)])' },
+            { rule: 'self.name.replace("-", "").charAt(0) == "a" && self.name.split("-").size() == 2 && self.name.find("[0-9]+") == "12"' },
+            { rule: 'self.xs.min() == 1 && self.xs.max() == 3 && self.xs.indexOf(2) == 1 && self.xs.lastIndexOf(9) == -1 && self.xs.slice(1, 3) == [2, 3]' },
+          ],
+        },
+      },
+    });
+    expect(evaluateRules(t, 'c', obj({ at: '2025-05-05T00:00:00Z', every: '30m', name: 'a-12', xs: [1, 2, 3] })).errors).toEqual([]);
+    expect(evaluateRules(t, 'c', obj({ at: '2020-05-05T00:00:00Z', every: '30m', name: 'a-12', xs: [1, 2, 3] })).errors).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": 2020-05-05T00:00:00Z is too early or 1800s too long (3 items)' },
+    ]);
+  });
+
+  it('stops every rule once the write\'s budget is spent', () => {
+    const rules = Array.from({ length: 20 }, () => ({ rule: 'self.xs.all(a, self.xs.all(b, a + b >= 0))' }));
+    const t = tree({ type: 'object', properties: { spec: { type: 'object', properties: { xs: { type: 'array', items: { type: 'integer' } } }, 'x-kubernetes-validations': rules } } });
+    // Each rule takes most of its per-call allowance; together they pass the per-write budget.
+    const xs = Array.from({ length: 300 }, (_, i) => i);
+    const out = evaluateRules(t, 'c', obj({ xs }));
+    expect(out.errors).toEqual([{ reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run' }]);
+  });
+});
