@@ -1,8 +1,8 @@
 // Core: discovery documents (/version, /api, /apis, /apis/<g>, /api/v1, /apis/<g>/<v>) built from the registry,
 // in kube-apiserver's legacy JSON shapes.
 //
-// Aggregated discovery (apidiscovery.k8s.io/v2) is not served: client-go falls back to these documents when the
-// response Content-Type is plain application/json (client-go discovery/discovery_client.go, ContentTypeIsGVK).
+// Clients asking /api and /apis for aggregated discovery (apidiscovery.k8s.io/v2) get core/discovery-aggregated.ts
+// instead; these documents answer every other Accept (client-go discovery/discovery_client.go, ContentTypeIsGVK).
 
 import { TERMINATING_VERBS } from './crd/custom-types';
 import { allResourceTypes, apiGroups, apiVersionOf, typesInGroupVersion, type ResourceType, type Subresource } from './registry';

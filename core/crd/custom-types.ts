@@ -5,6 +5,7 @@
 
 import type { ResourceType, Subresource } from '../registry';
 import { fromOpenAPIV3, type SchemaNode } from '../schema/node';
+import { compileSchemaRules, type RuleNode } from './cel/compile';
 import { isTrue, type Crd, type JSONSchemaProps, type PrinterColumn, type ScaleSpec } from './crd-object';
 
 export interface CustomTypeInfo {
@@ -21,8 +22,8 @@ export interface CustomTypeInfo {
   terminating: boolean;
   /** The Warning a deprecated version's requests carry. */
   deprecationWarning?: string;
-  /** Rules of x-kubernetes-validations in this version's schema, which this server does not evaluate. */
-  celRules: number;
+  /** This version's x-kubernetes-validations rules, compiled (undefined: the schema has none). */
+  celRules?: RuleNode;
 }
 
 // apiextensions customresource_discovery_controller.go: the verbs of a custom resource, in its order.
@@ -83,7 +84,7 @@ function build(crd: Crd): ResourceType[] {
       scale: v.subresources?.scale,
       columns: v.additionalPrinterColumns ?? [],
       terminating,
-      celRules: countCelRules(openAPIV3Schema),
+      celRules: compileSchemaRules(openAPIV3Schema, 'openAPIV3Schema').tree,
     };
     if (v.deprecated) {
       // apiextensions customresource_handler.go defaultDeprecationWarning.
@@ -118,18 +119,4 @@ export function typesFromCrds(crds: Iterable<Crd>): ResourceType[] {
   const out: ResourceType[] = [];
   for (const crd of crds) out.push(...typesFromCrd(crd));
   return out;
-}
-
-export function countCelRules(schema: unknown): number {
-  if (schema === null || typeof schema !== 'object') return 0;
-  let n = 0;
-  if (Array.isArray(schema)) {
-    for (const s of schema) n += countCelRules(s);
-    return n;
-  }
-  for (const [k, v] of Object.entries(schema as Record<string, unknown>)) {
-    if (k === 'x-kubernetes-validations' && Array.isArray(v)) n += v.length;
-    else if (k !== 'default' && k !== 'enum' && k !== 'example') n += countCelRules(v);
-  }
-  return n;
 }

@@ -5,6 +5,7 @@
 
 import { forbidden, invalidValue, notSupported, required, validateName, type FieldCause } from '../validation/names';
 import { isTrue, type Crd, type CrdVersion } from './crd-object';
+import { compileSchemaRules } from './cel/compile';
 import { validateSchema } from './structural';
 
 const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
@@ -123,7 +124,9 @@ function validateVersions(versions: CrdVersion[]): FieldCause[] {
     const schema = v.schema?.openAPIV3Schema;
     if (!schema) errs.push(required(`${vp}.schema.openAPIV3Schema`, 'schemas are required'));
     else if (!hoistSchema || i === 0) {
-      errs.push(...validateSchema(schema, hoistSchema ? 'spec.validation.openAPIV3Schema' : `${vp}.schema.openAPIV3Schema`, !!v.subresources?.status));
+      const schemaPath = hoistSchema ? 'spec.validation.openAPIV3Schema' : `${vp}.schema.openAPIV3Schema`;
+      errs.push(...validateSchema(schema, schemaPath, !!v.subresources?.status));
+      errs.push(...compileSchemaRules(schema, schemaPath).errors);
     }
     const scale = v.subresources?.scale;
     if (scale && (!hoistSub || i === 0)) {

@@ -4,11 +4,12 @@
 
 import type { KubeObject } from '../object-meta';
 import { RESOURCE_TYPES, type ResourceType } from '../registry';
-import { badRequest, invalid, StatusError } from '../status';
+import { badRequest, invalid, StatusError, type StatusCause } from '../status';
 import { CLEANUP_FINALIZER, CRD_GROUP, type Crd } from './crd-object';
 import { computeCrdStatus, setCondition } from './crd-status';
-import { defaultCustomObject, pruneCustomObject, validateCustomObject } from './custom-object';
-import { countCelRules } from './custom-types';
+import { compileSchemaRules, unsupportedRules, type RuleNode } from './cel/compile';
+import { evaluateRules } from './cel/evaluate';
+import { defaultCustomObject, hasBlockingError, pruneCustomObject, validateCustomObject } from './custom-object';
 import { defaultCrd, validateCrd } from './validate-crd';
 
 export interface HookEnv {
@@ -54,11 +55,24 @@ function customHooks(type: ResourceType): TypeHooks {
     },
     prepare(obj, old, _subresource, env) {
       const errors = validateCustomObject(info.schema, obj, old);
+      if (info.celRules) errors.push(...celErrors(info.celRules, info.crdName, obj, old, errors, env));
       if (info.scale && !errors.length) errors.push(...scalePathErrors(obj, info.scale.specReplicasPath, info.scale.statusReplicasPath));
       if (errors.length) throw new StatusError(invalid(type.group, type.kind, obj.metadata.name ?? '', errors));
-      if (info.celRules) env.warnings?.push(`${info.crdName}: ${info.celRules} x-kubernetes-validations rule(s) were not checked: this server does not evaluate CEL`);
     },
   };
+}
+
+// apiextensions customresource strategy.go: rules run unless the schema found a blocking error.
+function celErrors(tree: RuleNode, crdName: string, obj: KubeObject, old: KubeObject | undefined, schemaErrors: StatusCause[], env: HookEnv): StatusCause[] {
+  if (hasBlockingError(schemaErrors)) {
+    return [{
+      reason: 'FieldValueInvalid', field: '<nil>',
+      message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    }];
+  }
+  const { errors, warnings } = evaluateRules(tree, crdName, obj, old);
+  env.warnings?.push(...warnings);
+  return errors;
 }
 
 // apiextensions validator.go ValidateScaleSpec/Status: the replicas at the scale paths must be integers.
@@ -78,6 +92,20 @@ function scalePathErrors(obj: KubeObject, specPath?: string, statusPath?: string
   return out;
 }
 
+// Rules calling kube CEL functions this server lacks are stored but not evaluated: the CRD write says which.
+function unsupportedRuleWarnings(crd: Crd): string[] {
+  const out: string[] = [];
+  (crd.spec.versions ?? []).forEach((v, i) => {
+    const schema = v.schema?.openAPIV3Schema;
+    if (!schema) return;
+    const { tree } = compileSchemaRules(schema, `spec.versions[${i}].schema.openAPIV3Schema`);
+    for (const { path, rule, functions } of tree ? unsupportedRules(tree) : []) {
+      out.push(`${path}: rule ${JSON.stringify(rule)} is not enforced: this server does not support ${functions.join(', ')}`);
+    }
+  });
+  return out;
+}
+
 // A CRD itself decodes as any built-in (its Go types are in the generated definitions).
 const CRD_HOOKS: TypeHooks = {
   prepare(obj, old, subresource, env) {
@@ -92,8 +120,7 @@ const CRD_HOOKS: TypeHooks = {
     const others: Crd[] = [];
     for (const o of env.objects()) others.push(o as Crd);
     computeCrdStatus(crd, old as Crd | undefined, others, RESOURCE_TYPES, env.now);
-    const rules = (crd.spec.versions ?? []).reduce((n, v) => n + countCelRules(v.schema?.openAPIV3Schema), 0);
-    if (rules) env.warnings?.push(`x-kubernetes-validations: ${rules} rule(s) are stored and published but not enforced: this server does not evaluate CEL`);
+    for (const w of unsupportedRuleWarnings(crd)) env.warnings?.push(w);
   },
   beforeDelete(current, env) {
     const crd = structuredClone(current) as Crd;

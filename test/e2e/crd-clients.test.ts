@@ -150,7 +150,7 @@ for ev in watch.Watch().stream(api.list_namespaced_custom_object, 'example.com',
     expect((await http(r, 'GET', `${BASE}/beta`)).json.apiVersion).toBe('example.com/v1');
   });
 
-  it('cluster-scoped types, selectableFields, unenforced CEL rules said so, and a finalizer holding a terminating CRD', async () => {
+  it('cluster-scoped types, selectableFields, CEL rules enforced, and a finalizer holding a terminating CRD', async () => {
     const gadgets = {
       metadata: { name: 'gadgets.example.com' },
       spec: {
@@ -165,14 +165,16 @@ for ev in watch.Watch().stream(api.list_namespaced_custom_object, 'example.com',
     };
     const made = await http(r, 'POST', CRD_PATH, gadgets);
     expect(made.status).toBe(201);
-    expect(made.headers.get('warning')).toBe('299 - "x-kubernetes-validations: 1 rule(s) are stored and published but not enforced: this server does not evaluate CEL"');
+    expect(made.headers.get('warning')).toBeNull();
     const base = '/apis/example.com/v1/gadgets';
     const g1 = await waitFor('gadgets', async () => {
       const res = await http(r, 'POST', base, { metadata: { name: 'g1', finalizers: ['example.com/hold'] }, spec: { color: 'blue' } });
       return res.status === 201 ? res : undefined;
     });
     expect(g1.json.metadata.namespace).toBeUndefined();
-    expect(g1.headers.get('warning')).toBe('299 - "gadgets.example.com: 1 x-kubernetes-validations rule(s) were not checked: this server does not evaluate CEL"');
+    expect(g1.headers.get('warning')).toBeNull();
+    const red = await http(r, 'POST', base, { metadata: { name: 'red' }, spec: { color: 'red' } });
+    expect([red.status, red.json.message]).toEqual([422, 'Gadget.example.com "red" is invalid: spec: Invalid value: "object": failed rule: self.color != "red"']);
     await http(r, 'POST', base, { metadata: { name: 'g2' }, spec: { color: 'green' } });
     const green = await http(r, 'GET', `${base}?fieldSelector=spec.color%3Dgreen`);
     expect(green.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['g2']);

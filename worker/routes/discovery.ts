@@ -4,6 +4,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../../core/discovery';
+import { aggregatedContentType, aggregatedCore, aggregatedGroups, negotiateAggregated, type AggregatedVersion } from '../../core/discovery-aggregated';
 import { openApiV3Index, publishedV3Document } from '../../core/openapi';
 import { customV3Document, customV3IndexPaths } from '../../core/crd/openapi';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Json, openApiV2Protobuf } from '../../core/openapi-v2';
@@ -12,8 +13,15 @@ import { unknownResource, statusResponse } from '../../core/status';
 export const discovery = new Hono<AppEnv>();
 
 discovery.get('/version', (c) => c.json(versionInfo()));
-discovery.get('/api', (c) => c.json(apiVersions(new URL(c.req.url).host)));
-discovery.get('/apis', (c) => c.json(apiGroupList()));
+// Aggregated discovery for clients that ask for it (kubectl, client-go); the legacy documents otherwise.
+discovery.get('/api', (c) => {
+  const v = negotiateAggregated(c.req.header('accept'));
+  return v ? aggregated(aggregatedCore(v), v) : withVary(c.json(apiVersions(new URL(c.req.url).host)));
+});
+discovery.get('/apis', (c) => {
+  const v = negotiateAggregated(c.req.header('accept'));
+  return v ? aggregated(aggregatedGroups(v), v) : withVary(c.json(apiGroupList()));
+});
 discovery.get('/api/:version', (c) => found(apiResourceList('', c.req.param('version'))));
 discovery.get('/apis/:group', (c) => found(apiGroup(c.req.param('group'))));
 discovery.get('/apis/:group/:version', (c) => found(apiResourceList(c.req.param('group'), c.req.param('version'))));
@@ -55,6 +63,15 @@ function v3Document(req: Request, group: string, version: string): Response {
   }
   if (req.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
   return new Response(published.json, { headers });
+}
+
+function aggregated(doc: object, v: AggregatedVersion): Response {
+  return new Response(JSON.stringify(doc), { headers: { 'content-type': aggregatedContentType(v), vary: 'Accept' } });
+}
+
+function withVary(res: Response): Response {
+  res.headers.set('vary', 'Accept');
+  return res;
 }
 
 function found(doc: object | undefined): Response {

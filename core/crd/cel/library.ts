@@ -1,0 +1,257 @@
+// Core: the CEL environment CRD validation rules are compiled and evaluated in. The base language comes
+// from @marcbachmann/cel-js (macros has/all/exists/exists_one/map/filter, size, contains, startsWith,
+// endsWith, matches, string/list `in`, optional chaining, cel.bind, timestamps, durations); this module adds
+// the Kubernetes libraries rules rely on that it lacks (k8s.io/apiserver pkg/cel/library lists.go and
+// regex.go, cel-go ext strings and sets as kube's base environment enables them), and a step counter that
+// bounds what one evaluation may do (kube bounds cost per call and per request: apiserver/pkg/apis/cel
+// config.go PerCallLimit and RuntimeCELCostBudget).
+
+import { Environment } from '@marcbachmann/cel-js';
+
+/** Evaluation steps one rule may take (kube: PerCallLimit, 1,000,000 cost units). */
+export const PER_CALL_STEPS = 1_000_000;
+/** Evaluation steps every rule of one write may take together (kube: RuntimeCELCostBudget, 10,000,000). */
+export const PER_WRITE_STEPS = 10_000_000;
+
+/** Thrown from inside an evaluation that ran out of steps. */
+export class CostLimitExceeded extends Error {
+  constructor() {
+    super('operation cancelled: actual cost limit exceeded');
+  }
+}
+
+type List = unknown[];
+
+/** A CEL duration value of the library (its class is not exported: known by its shape). */
+export function isDuration(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && typeof (v as { seconds?: unknown }).seconds === 'bigint' && typeof (v as { addDuration?: unknown }).addDuration === 'function';
+}
+
+function compare(a: unknown, b: unknown): number {
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  throw new Error('no such overload');
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (isDuration(a) || a instanceof Date) return (isDuration(b) || b instanceof Date) && String(a) === String(b);
+  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) return a == b;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => k in b && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return false;
+}
+
+function extreme(l: List, sign: number): unknown {
+  if (!l.length) throw new Error(sign > 0 ? 'max(list) argument must not be empty' : 'min(list) argument must not be empty');
+  let best = l[0];
+  for (const x of l) if (compare(x, best) * sign > 0) best = x;
+  return best;
+}
+
+function sum(l: List): unknown {
+  if (!l.length) return 0n;
+  let acc = l[0] as bigint | number;
+  for (let i = 1; i < l.length; i++) {
+    const x = l[i] as bigint | number;
+    if (typeof acc !== typeof x) throw new Error('no such overload');
+    acc = (acc as number) + (x as number);
+  }
+  return acc;
+}
+
+// Regular expressions of `find`/`findAll`, compiled once each (bounded).
+const regexes = new Map<string, RegExp>();
+function regex(pattern: string): RegExp {
+  let re = regexes.get(pattern);
+  if (!re) {
+    re = new RegExp(pattern, 'gu');
+    if (regexes.size > 500) regexes.clear();
+    regexes.set(pattern, re);
+  }
+  re.lastIndex = 0;
+  return re;
+}
+
+function codePoints(s: string): string[] {
+  return Array.from(s);
+}
+
+function display(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') return String(v);
+  if (v === null || v === undefined) return 'null';
+  if (v instanceof Date) return v.toISOString().replace('.000Z', 'Z');
+  if (isDuration(v)) return v.toString();
+  if (Array.isArray(v)) return `[${v.map(display).join(', ')}]`;
+  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${display(k)}: ${display(x)}`).join(', ')}}`;
+  return String(v);
+}
+
+function formatString(f: string, args: List): string {
+  let n = 0;
+  const next = () => {
+    if (n >= args.length) throw new Error(`index ${n} out of range`);
+    return args[n++];
+  };
+  return f.replace(/%(?:\.(\d+))?([sdfexXob%])/g, (_m, prec: string | undefined, verb: string) => {
+    if (verb === '%') return '%';
+    const v = next();
+    switch (verb) {
+      case 's':
+        return display(v);
+      case 'd':
+        if (typeof v !== 'bigint' && !(typeof v === 'number' && Number.isInteger(v))) throw new Error('error during formatting: decimal clause can only be used on integers');
+        return String(v);
+      case 'f':
+      case 'e': {
+        const x = Number(v);
+        const p = prec === undefined ? 6 : Number(prec);
+        return verb === 'f' ? x.toFixed(p) : x.toExponential(p).replace(/e([+-])(\d)$/, 'e$10$2');
+      }
+      case 'x':
+      case 'X': {
+        const hex = typeof v === 'string' ? [...new TextEncoder().encode(v)].map((b) => b.toString(16).padStart(2, '0')).join('') : BigInt(v as bigint).toString(16);
+        return verb === 'X' ? hex.toUpperCase() : hex;
+      }
+      case 'o':
+        return BigInt(v as bigint).toString(8);
+      default:
+        return typeof v === 'boolean' ? String(v) : BigInt(v as bigint).toString(2);
+    }
+  });
+}
+
+/** Functions of kube's CEL environment this server does not provide: a rule calling one is not evaluated. */
+export const UNSUPPORTED_KUBE_FUNCTIONS = new Set([
+  // quantity library
+  'quantity', 'isQuantity', 'sign', 'isInteger', 'asInteger', 'asApproximateFloat', 'add', 'sub', 'isGreaterThan', 'isLessThan', 'compareTo',
+  // url library
+  'url', 'isURL', 'getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath', 'getQuery',
+  // ip / cidr libraries
+  'ip', 'isIP', 'cidr', 'isCIDR', 'family', 'isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast',
+  'isGlobalUnicast', 'containsIP', 'containsCIDR', 'masked', 'prefixLength', 'ip.isCanonical',
+  // semver, format, authz (authz is not in CRD rules)
+  'semver', 'isSemver', 'major', 'minor', 'patch', 'isFormat', 'validate', 'named',
+  // string ext functions not provided
+  'strings.quote', 'sets.contains', 'sets.equivalent', 'sets.intersects',
+  // two-variable comprehensions (cel-go ext, kube 1.32+ in stored expressions)
+  'transformList', 'transformMap', 'transformMapEntry',
+]);
+
+let steps = 0;
+let stepLimit = Number.POSITIVE_INFINITY;
+
+/** Runs `fn` allowing at most `limit` evaluation steps; returns the steps taken. */
+export function withStepLimit<T>(limit: number, fn: () => T): { value: T; steps: number } {
+  steps = 0;
+  stepLimit = limit;
+  try {
+    return { value: fn(), steps };
+  } finally {
+    stepLimit = Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Steps taken since the last withStepLimit began (also after it threw). */
+export function stepsTaken(): number {
+  return steps;
+}
+
+function build(optionalOldSelf: boolean): Environment {
+  const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true })
+    .registerVariable('self', 'dyn')
+    .registerVariable('oldSelf', optionalOldSelf ? 'optional<dyn>' : 'dyn');
+  // Functions the library already has (cel-js adds some of cel-go's ext strings) keep its version.
+  const add = (signature: string, fn: (...args: never[]) => unknown) => {
+    try {
+      env.registerFunction(signature, fn as (...args: unknown[]) => unknown);
+    } catch (e) {
+      if (!/overlaps with existing overload/.test(String((e as Error).message))) throw e;
+    }
+  };
+  // k8s.io/apiserver pkg/cel/library/lists.go
+  add('list.isSorted(): bool', (l: List) => {
+    for (let i = 1; i < l.length; i++) if (compare(l[i - 1], l[i]) > 0) return false;
+    return true;
+  });
+  add('list.sum(): dyn', sum);
+  add('list.min(): dyn', (l: List) => extreme(l, -1));
+  add('list.max(): dyn', (l: List) => extreme(l, 1));
+  add('list.indexOf(dyn): int', (l: List, v: unknown) => BigInt(l.findIndex((x) => sameValue(x, v))));
+  add('list.lastIndexOf(dyn): int', (l: List, v: unknown) => {
+    for (let i = l.length - 1; i >= 0; i--) if (sameValue(l[i], v)) return BigInt(i);
+    return -1n;
+  });
+  // cel-go ext lists (kube base environment): slice, distinct, flatten, reverse.
+  add('list.slice(int, int): list', (l: List, a: bigint, b: bigint) => {
+    if (a < 0n || b < a || b > BigInt(l.length)) throw new Error(`cannot slice(${a}, ${b}), invalid index`);
+    return l.slice(Number(a), Number(b));
+  });
+  add('list.reverse(): list', (l: List) => [...l].reverse());
+  add('list.flatten(): list', (l: List) => l.flatMap((x) => (Array.isArray(x) ? x : [x])));
+  add('list.distinct(): list', (l: List) => {
+    const out: unknown[] = [];
+    for (const x of l) if (!out.some((y) => sameValue(x, y))) out.push(x);
+    return out;
+  });
+  // k8s.io/apiserver pkg/cel/library/regex.go
+  add('string.find(string): string', (s: string, p: string) => regex(p).exec(s)?.[0] ?? '');
+  add('string.findAll(string): list<string>', (s: string, p: string) => [...s.matchAll(regex(p))].map((m) => m[0]));
+  add('string.findAll(string, int): list<string>', (s: string, p: string, n: bigint) => {
+    const all = [...s.matchAll(regex(p))].map((m) => m[0]);
+    return n < 0n ? all : all.slice(0, Number(n));
+  });
+  // cel-go ext strings (kube: version 2), with code-point indexing as cel-go's.
+  add('string.charAt(int): string', (s: string, i: bigint) => {
+    const cps = codePoints(s);
+    if (i < 0n || i > BigInt(cps.length)) throw new Error(`index out of range: ${i}`);
+    return cps[Number(i)] ?? '';
+  });
+  add('string.lowerAscii(): string', (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase()));
+  add('string.upperAscii(): string', (s: string) => s.replace(/[a-z]/g, (c) => c.toUpperCase()));
+  add('string.replace(string, string): string', (s: string, a: string, b: string) => s.split(a).join(b));
+  add('string.replace(string, string, int): string', (s: string, a: string, b: string, n: bigint) => {
+    if (n < 0n) return s.split(a).join(b);
+    const parts = s.split(a);
+    const k = Math.min(Number(n), parts.length - 1);
+    return parts.slice(0, k + 1).join(b) + (k + 1 < parts.length ? a + parts.slice(k + 1).join(a) : '');
+  });
+  add('string.reverse(): string', (s: string) => codePoints(s).reverse().join(''));
+  // cel-go ext strings format(): %s %d %f %e %x %X %o %b %%, with an optional precision for %f and %e.
+  add('string.format(list): string', (f: string, args: List) => formatString(f, args));
+  // The step counter: every AST node evaluation goes through the evaluator's `run`, which a function
+  // handler sees as `this`. Catch that evaluator once and count its runs.
+  let evaluator: { run: (ast: unknown, ctx: unknown) => unknown } | undefined;
+  env.registerFunction('__edgeplane_evaluator(): bool', function (this: typeof evaluator) {
+    evaluator = this;
+    return true;
+  });
+  env.evaluate('__edgeplane_evaluator()', {});
+  if (!evaluator) throw new Error('cel: evaluator not found');
+  const run = evaluator.run;
+  evaluator.run = function (ast, ctx) {
+    if (++steps > stepLimit) throw new CostLimitExceeded();
+    return run.call(this, ast, ctx);
+  };
+  return env;
+}
+
+const shared: (Environment | undefined)[] = [];
+
+/**
+ * The environment rules compile in (built on first use: it costs a few milliseconds); with
+ * `optionalOldSelf`, oldSelf is an optional (rules with optionalOldSelf: true).
+ */
+export function celEnvironment(optionalOldSelf = false): Environment {
+  const i = optionalOldSelf ? 1 : 0;
+  return (shared[i] ??= build(optionalOldSelf));
+}
