@@ -101,7 +101,7 @@ describe('early answers to a client still sending', () => {
         method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body,
       });
       expect(res.status).toBe(code);
-      expect((await res.json()).kind).toBe('Status');
+      expect(((await res.json()) as { kind: string }).kind).toBe('Status');
     }
   });
 });
