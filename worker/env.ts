@@ -16,6 +16,10 @@ export interface Bindings {
   // pod-readiness stand-in (default 3, 0 = none).
   CONTROLLERS?: string;
   SIMULATED_NODES?: string;
+  // Node loss (controllers/node-lifecycle.ts): seconds without a Lease renewal before a node is Unknown
+  // (default 40), and the tolerationSeconds the DefaultTolerationSeconds admission gives pods (default 300).
+  NODE_MONITOR_GRACE_SECONDS?: string;
+  DEFAULT_TOLERATION_SECONDS?: string;
   // Secrets: the admin token (group system:masters), static tokens in kube's token-file CSV format, and
   // the key ServiceAccount tokens are signed with (derived from ADMIN_TOKEN when unset; with neither, the
   // Worker refuses to serve). Read through worker/settings.ts.

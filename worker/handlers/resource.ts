@@ -122,6 +122,11 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   let namespaceRevision: number | undefined;
   switch (info.verb) {
     case 'create':
+      // pods/binding (core/pods/binding.ts): an atomic update of the pod, authorized as `create pods/binding`.
+      if (subresource === 'binding' && name && type.group === '' && type.kind === 'Pod') {
+        req = { verb: 'update', namespace, name, subresource, body };
+        break;
+      }
       if (name || subresource) throw new StatusError(methodNotAllowed());
       namespaceRevision = await admitCreate(c.env, type, namespace, body);
       req = { verb: 'create', namespace, body };
@@ -187,6 +192,7 @@ function bodyKind(type: ResourceType, info: ResourceRequest): string {
   if (info.verb === 'delete' || info.verb === 'deletecollection') return 'DeleteOptions';
   if (info.subresource === 'scale') return 'Scale';
   if (info.subresource === 'token') return 'TokenRequest';
+  if (info.subresource === 'binding') return 'Binding';
   return type.kind;
 }
 
