@@ -7,7 +7,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { app } from '../worker/app';
 import type { Bindings } from '../worker/env';
 import { signingKey } from '../worker/settings';
-import { controllersEnabled, markControllersStarted, simulatedNodes } from '../worker/controllers';
+import { controllersEnabled, markControllersStarted, nodeMonitorGraceSeconds, simulatedNodes } from '../worker/controllers';
 import { internalToken } from '../core/auth/internal-identity';
 import { ControllerManager, type ManagerStats } from '../controllers/manager';
 import { REAL_CLOCK } from '../controllers/clock';
@@ -58,6 +58,7 @@ export class ControllerManagerObject extends DurableObject<Bindings> {
         clock: REAL_CLOCK,
         identity: `edgeplane-controller-manager_${id}`,
         simulatedNodes: simulatedNodes(this.env),
+        nodeMonitorGraceSeconds: nodeMonitorGraceSeconds(this.env),
       });
       manager.run();
       this.manager = manager;

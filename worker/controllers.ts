@@ -20,6 +20,13 @@ export function simulatedNodes(env: Partial<Bindings>): number {
   return Math.min(n, 250);
 }
 
+/** NODE_MONITOR_GRACE_SECONDS: Lease silence before the node controller marks a node Unknown (default 40). */
+export function nodeMonitorGraceSeconds(env: Partial<Bindings>): number {
+  const raw = env.NODE_MONITOR_GRACE_SECONDS;
+  const n = Number(raw);
+  return raw === undefined || raw.trim() === '' || !Number.isFinite(n) || n <= 0 ? 40 : n;
+}
+
 let started = false;
 
 /** The controller manager itself runs in this isolate: no need to wake it. */

@@ -1,5 +1,7 @@
 // Scheduler and node lifecycle: taints and tolerations (core/v1 toleration.go ToleratesTaint).
 
+import type { KubeObject } from '../../client/types';
+
 export interface Taint { key: string; value?: string; effect: string; timeAdded?: string }
 export interface Toleration { key?: string; operator?: string; value?: string; effect?: string; tolerationSeconds?: number }
 
@@ -20,5 +22,5 @@ export function firstUntolerated(taints: Taint[], tolerations: Toleration[], eff
   return taints.find((taint) => effects.includes(taint.effect) && !toleratesAny(tolerations, taint));
 }
 
-export const nodeTaints = (node: { spec?: unknown }): Taint[] => ((node.spec as { taints?: Taint[] } | undefined)?.taints ?? []);
-export const podTolerations = (pod: { spec?: unknown }): Toleration[] => ((pod.spec as { tolerations?: Toleration[] } | undefined)?.tolerations ?? []);
+export const nodeTaints = (node: KubeObject): Taint[] => ((node.spec as { taints?: Taint[] } | undefined)?.taints ?? []);
+export const podTolerations = (pod: KubeObject): Toleration[] => ((pod.spec as { tolerations?: Toleration[] } | undefined)?.tolerations ?? []);
