@@ -40,6 +40,9 @@ const isTerminal = (p: KubeObject) => phase(p) === 'Succeeded' || phase(p) === '
 /** The binding subresource as a "collection" the Api can POST to: /api/v1/namespaces/<ns>/pods/<name>/binding. */
 const bindingOf = (name: string): ResourceRef => ({ group: '', version: 'v1', resource: `pods/${encodeURIComponent(name)}/binding`, namespaced: true });
 
+const sameRequest = (a: KubeObject, b: KubeObject) =>
+  JSON.stringify([a.spec, a.metadata.labels, a.metadata.annotations]) === JSON.stringify([b.spec, b.metadata.labels, b.metadata.annotations]);
+
 /** Pods this scheduler places: unbound, alive, and asking for it (spec.schedulerName, default default-scheduler). */
 export function responsibleFor(pod: KubeObject, schedulerName = COMPONENT): boolean {
   return !spec(pod).nodeName && (spec(pod).schedulerName ?? COMPONENT) === schedulerName && !pod.metadata.deletionTimestamp && !isTerminal(pod);
@@ -56,8 +59,10 @@ export class Scheduler {
     const onPod = (p: KubeObject, old?: KubeObject) => {
       const key = objectKey(p);
       this.cache.observe(key, p);
-      if (responsibleFor(p)) this.queue.add(key);
-      else this.settled(key);
+      if (!responsibleFor(p)) this.settled(key);
+      // isPodUpdated: an unschedulable pod whose update changed only its status (e.g. our own PodScheduled
+      // write) waits for its backoff or a cluster event rather than being retried at once.
+      else if (!(old && this.unschedulable.has(key) && sameRequest(old, p))) this.queue.add(key);
       // A bound pod finishing frees its node's room.
       if (old && spec(old).nodeName && !isTerminal(old) && isTerminal(p)) this.flushUnschedulable();
     };

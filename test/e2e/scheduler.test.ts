@@ -150,7 +150,7 @@ describe('scheduler and simulated nodes', () => {
     expect(pod.status.phase).toBe('Pending');
     expect(pod.spec.nodeName).toBeUndefined();
     expect(pod.status.conditions.find((c: any) => c.type === 'PodScheduled')).toMatchObject({ reason: 'Unschedulable', message });
-    expect(await must(r, 'describe', 'pod', 'huge')).toMatch(/Warning\s+FailedScheduling\s+\S+\s+default-scheduler\s+0\/3 nodes are available: 3 Insufficient cpu\./);
+    expect(await must(r, 'describe', 'pod', 'huge')).toMatch(/Warning\s+FailedScheduling\s+\d+s(?: \(x\d+ over \d+s\))?\s+default-scheduler\s+0\/3 nodes are available: 3 Insufficient cpu\./);
     await must(r, 'delete', 'pod', 'huge');
   });
 
