@@ -26,6 +26,7 @@ const EDIT: PolicyRule[] = [
   ...withVerbs(WORKLOADS, WRITE),
   { apiGroups: [''], resources: ['secrets'], verbs: [...READ, ...WRITE] },
   { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
 ];
 const ADMIN: PolicyRule[] = [
   ...EDIT,

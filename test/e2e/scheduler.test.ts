@@ -182,6 +182,24 @@ describe('scheduler and simulated nodes', () => {
     expect((await eventsFor(r, 'default', 'slow')).some((e) => e.reason === 'Killing' && e.message === 'Stopping container c')).toBe(true);
   });
 
+  it('evicts a pod through pods/eviction: 201 Success, then the pod terminates', async () => {
+    await http(r, 'POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evictee', labels: { app: 'evictee' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    });
+    await allRunning(r, 'default', 'app=evictee', 1);
+    const eviction = (name: string) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } });
+    const wrong = await http(r, 'POST', '/api/v1/namespaces/default/pods/evictee/eviction', eviction('other'));
+    expect(wrong.status).toBe(400);
+    expect(wrong.json.message).toBe('name in URL does not match name in Eviction object');
+    expect((await http(r, 'GET', '/api/v1/namespaces/default/pods/evictee')).json.metadata.deletionTimestamp).toBeUndefined();
+    const res = await http(r, 'POST', '/api/v1/namespaces/default/pods/evictee/eviction', eviction('evictee'));
+    expect(res.status).toBe(201);
+    expect(res.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    await waitFor('the evicted pod to be gone', async () => ((await http(r, 'GET', '/api/v1/namespaces/default/pods/evictee')).status === 404 ? true : undefined));
+    const resources = (await http(r, 'GET', '/api/v1')).json.resources;
+    expect(resources.find((x: any) => x.name === 'pods/eviction')).toEqual({ name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
+  });
+
   it('keeps new pods off a cordoned node, and drains it', async () => {
     await must(r, 'cordon', 'node-1');
     expect(await must(r, 'get', 'node', 'node-1')).toMatch(/Ready,SchedulingDisabled/);
@@ -194,6 +212,9 @@ describe('scheduler and simulated nodes', () => {
     const drained = await kubectl(r, ['drain', 'node-1', '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=30s']);
     expect(drained.code, drained.stderr).toBe(0);
     expect(drained.stdout).toContain('node/node-1 drained');
+    // Through the eviction API, which discovery lists.
+    expect(drained.stdout).toMatch(/evicting pod default\/web-/);
+    expect(drained.stdout).toMatch(/pod\/web-\S+ evicted/);
     const after = await allRunning(r, 'default', 'app=web', 6);
     expect(after.map(nodeOf)).not.toContain('node-1');
     await must(r, 'uncordon', 'node-1');
