@@ -12,7 +12,7 @@ export function controllersEnabled(env: Partial<Bindings>): boolean {
   return controllersSetting(env.CONTROLLERS);
 }
 
-/** SIMULATED_NODES: nodes of the pod-readiness stand-in (default 3; 0 turns it off). */
+/** SIMULATED_NODES: simulated kubelets (controllers/kubelet/; default 3, 0 turns them off). */
 export function simulatedNodes(env: Partial<Bindings>): number {
   const raw = env.SIMULATED_NODES;
   const n = Number(raw);

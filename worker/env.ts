@@ -13,7 +13,7 @@ export interface Bindings {
   AUTHORIZER: DurableObjectNamespace<Authorizer>;
   CONTROLLER_MANAGER?: DurableObjectNamespace<ControllerManagerObject>;
   // Control loops (worker/controllers.ts): "" or "off" disables them; SIMULATED_NODES nodes of the
-  // pod-readiness stand-in (default 3, 0 = none).
+  // simulated kubelets (default 3, 0 = none).
   CONTROLLERS?: string;
   SIMULATED_NODES?: string;
   // Node loss (controllers/node-lifecycle.ts): seconds without a Lease renewal before a node is Unknown

@@ -77,7 +77,7 @@ describe('controllers', () => {
       expect(p.status.phase).toBe('Running');
       expect(p.spec.nodeName).toMatch(/^node-[123]$/);
     }
-    // The stand-in spreads pods over its nodes, one each.
+    // The scheduler spreads pods over the nodes, one each.
     expect(new Set(pods.map((p) => p.spec.nodeName)).size).toBe(3);
 
     expect(deploy.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
