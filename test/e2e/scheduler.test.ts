@@ -232,7 +232,13 @@ describe('scheduler and simulated nodes', () => {
     const victims = pods.filter((p) => nodeOf(p) === 'node-2').map((p) => p.metadata.name);
     expect(victims.length).toBeGreaterThan(0);
     const replicas = pods.length;
-    await must(r, 'annotate', 'node', 'node-2', 'edgeplane.dev/simulate=stopped');
+    // Stopping a node is for admins only (a non-resource URL under RBAC).
+    const editor = (await must(r, 'create', 'token', 'editor')).trim();
+    const refused = await http(r, 'POST', '/_edgeplane/nodes/node-2/stop', undefined, { authorization: `Bearer ${editor}` });
+    expect(refused.status).toBe(403);
+    const stopped = await http(r, 'POST', '/_edgeplane/nodes/node-2/stop');
+    expect(stopped.status).toBe(200);
+    expect(stopped.json.metadata.annotations['edgeplane.dev/simulate']).toBe('stopped');
     const node = await waitFor('node-2 Ready=Unknown', async () => {
       const n = (await http(r, 'GET', '/api/v1/nodes/node-2')).json;
       return n.status.conditions.find((c: any) => c.type === 'Ready').status === 'Unknown' ? n : undefined;
@@ -256,7 +262,7 @@ describe('scheduler and simulated nodes', () => {
     expect((await eventsFor(r, 'default', victims[0])).some((e) => e.reason === 'TaintManagerEviction' && e.message === `Marking for deletion Pod default/${victims[0]}`)).toBe(true);
 
     // Back: Ready again, taints gone, and its kubelet finishes the Terminating pods.
-    await must(r, 'annotate', 'node', 'node-2', 'edgeplane.dev/simulate-');
+    expect((await http(r, 'POST', '/_edgeplane/nodes/node-2/start')).status).toBe(200);
     await waitFor('node-2 Ready without taints', async () => {
       const n = (await http(r, 'GET', '/api/v1/nodes/node-2')).json;
       return n.status.conditions.find((c: any) => c.type === 'Ready').status === 'True' && !n.spec.taints?.length ? true : undefined;
