@@ -14,7 +14,7 @@ import { ReplicaSetController, COMPONENT as RS_COMPONENT } from './replicaset';
 import { DeploymentController, COMPONENT as DEPLOY_COMPONENT } from './deployment';
 import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
-import { nodeName } from './kubelet/node-status';
+import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
 import { SimulatedNodes } from './kubelet/simulated-nodes';
 import { Scheduler, COMPONENT as SCHEDULER_COMPONENT } from './scheduler/scheduler';
 import { NodeLifecycleController, NODE_COMPONENT, EVICTION_COMPONENT } from './node-lifecycle';
@@ -164,7 +164,10 @@ export class ControllerManager {
         nodeApis.set(nodeName(i), api);
         recorders.set(nodeName(i), new ApiEventRecorder(api, 'kubelet', clock, nodeName(i)));
       }
-      simulator = new SimulatedNodes({ apiFor: (n) => nodeApis.get(n)!, recorderFor: (n) => recorders.get(n)!, pods, nodes, clock, count: this.o.simulatedNodes });
+      simulator = new SimulatedNodes({
+        apiFor: (n) => nodeApis.get(n)!, recorderFor: (n) => recorders.get(n)!, pods, nodes, clock, count: this.o.simulatedNodes,
+        leaseRenewMs: Math.min(NODE_LEASE_RENEW_MS, ((this.o.nodeMonitorGraceSeconds ?? 40) * 1000) / 4),
+      });
     }
     this.informers = informers;
     this.stopQueues = [

@@ -36,6 +36,9 @@ export interface SimulatedNodesDeps {
   clock: Clock;
   count: number;
   startupMs?: number;
+  // Lease renewal period: kubelet's 10 s, shorter when the node controller's grace is short (tests), so
+  // that healthy nodes never look lost between two renewals.
+  leaseRenewMs?: number;
 }
 
 interface Status { phase?: string; podIP?: string; startTime?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { state?: { waiting?: { reason?: string }; running?: { startedAt?: string } } }[] }
@@ -118,7 +121,7 @@ export class SimulatedNodes {
     if (this.closed) return;
     this.heartbeat = this.d.clock.setTimeout(() => {
       this.beat().catch((e) => console.error(`kubelet heartbeat: ${(e as Error).message}`)).finally(() => this.scheduleHeartbeat());
-    }, NODE_LEASE_RENEW_MS);
+    }, this.d.leaseRenewMs ?? NODE_LEASE_RENEW_MS);
   }
 
   /** One heartbeat of every running node: renew the Lease; re-register or re-post Ready when needed. */

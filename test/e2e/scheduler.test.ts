@@ -271,6 +271,11 @@ describe('scheduler and simulated nodes', () => {
       const names = new Set((await podsOf(r, 'default', 'app=web')).map((p) => p.metadata.name));
       return victims.every((v) => !names.has(v)) ? true : undefined;
     });
+    // The healthy nodes, renewing their Leases, were never taken for lost.
+    for (const healthy of ['node-1', 'node-3']) {
+      expect((await eventsFor(r, 'default', healthy)).filter((e) => e.reason === 'NodeNotReady')).toEqual([]);
+    }
+    expect((await eventsFor(r, 'default', 'node-2')).filter((e) => e.reason === 'NodeNotReady')).toHaveLength(1);
   }, 60_000);
 
   it('brings 100 replicas to Running (measured)', async () => {
