@@ -4,7 +4,7 @@
 
 import type { FetchFn } from '../client/types';
 import { RESOURCE_TYPES, type ResourceType } from '../core/registry';
-import { CONTROLLER_MANAGER_USER, controllerUsername, nodeUsername, type ControllerAccount } from '../core/auth/internal-identity';
+import { CONTROLLER_MANAGER_USER, controllerUsername, nodeUsername, SCHEDULER_USER, type ControllerAccount } from '../core/auth/internal-identity';
 import { HttpApi, RESOURCES, type Api, type ResourceRef } from './api-client';
 import type { Clock } from './clock';
 import { ApiEventRecorder } from './events';
@@ -15,7 +15,10 @@ import { workloadLoops } from './workload-loops';
 import { DeploymentController, COMPONENT as DEPLOY_COMPONENT } from './deployment';
 import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
-import { nodeName, PodReadinessSimulator } from './pod-readiness-simulator';
+import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
+import { SimulatedNodes } from './kubelet/simulated-nodes';
+import { Scheduler, COMPONENT as SCHEDULER_COMPONENT } from './scheduler/scheduler';
+import { NodeLifecycleController, NODE_COMPONENT, EVICTION_COMPONENT } from './node-lifecycle';
 import { EndpointSliceController, EndpointsController, ENDPOINTS, ENDPOINTSLICES, SERVICES, SLICE_COMPONENT } from './endpointslice';
 import { KubeProxies, KUBE_PROXY_USER, type ProxyRules } from './kube-proxy';
 import { NamespaceController } from './namespace';
@@ -29,6 +32,7 @@ export interface ManagerOptions {
   identity: string; // the Lease holderIdentity
   simulatedNodes: number; // 0: no pod-readiness simulator
   eventTTLSeconds?: number; // EVENT_TTL_SECONDS (default 3600)
+  nodeMonitorGraceSeconds?: number; // node lifecycle: Lease silence before a node is Unknown (default 40)
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice).
@@ -154,16 +158,34 @@ export class ControllerManager {
       },
     });
     const sa = new ServiceAccountController(await this.controllerApi('service-account-controller'), namespaces, accounts, clock);
-    let simulator: PodReadinessSimulator | undefined;
+    const nodes = informers.for(RESOURCES.nodes);
+    // kube-scheduler: its own identity (system:kube-scheduler), in this object rather than behind its own Lease.
+    const schedulerApi = await this.apiAs(SCHEDULER_USER);
+    const scheduler = new Scheduler({ api: schedulerApi, pods, nodes, clock, recorder: new ApiEventRecorder(schedulerApi, SCHEDULER_COMPONENT, clock) });
+    const nodeApi = await this.controllerApi('node-controller');
+    const evictionApi = await this.controllerApi('taint-eviction-controller');
+    const lifecycle = new NodeLifecycleController({
+      api: nodeApi, evictionApi, nodes, pods, leases: informers.for(RESOURCES.leases), clock,
+      recorder: new ApiEventRecorder(nodeApi, NODE_COMPONENT, clock), evictionRecorder: new ApiEventRecorder(evictionApi, EVICTION_COMPONENT, clock),
+      graceMs: (this.o.nodeMonitorGraceSeconds ?? 40) * 1000,
+    });
+    let simulator: SimulatedNodes | undefined;
     if (this.o.simulatedNodes > 0) {
       const nodeApis = new Map<string, Api>();
-      for (let i = 1; i <= this.o.simulatedNodes; i++) nodeApis.set(nodeName(i), await this.apiAs(nodeUsername(nodeName(i))));
-      simulator = new PodReadinessSimulator({ apiFor: (n) => nodeApis.get(n)!, pods, nodes: informers.for(RESOURCES.nodes), clock, count: this.o.simulatedNodes });
+      const recorders = new Map<string, ApiEventRecorder>();
+      for (let i = 1; i <= this.o.simulatedNodes; i++) {
+        const api = await this.apiAs(nodeUsername(nodeName(i)));
+        nodeApis.set(nodeName(i), api);
+        recorders.set(nodeName(i), new ApiEventRecorder(api, 'kubelet', clock, nodeName(i)));
+      }
+      simulator = new SimulatedNodes({
+        apiFor: (n) => nodeApis.get(n)!, recorderFor: (n) => recorders.get(n)!, pods, nodes, clock, count: this.o.simulatedNodes,
+        leaseRenewMs: Math.min(NODE_LEASE_RENEW_MS, ((this.o.nodeMonitorGraceSeconds ?? 40) * 1000) / 4),
+      });
     }
     const workloads = await workloadLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
     const services = informers.for(SERVICES);
     const slices = informers.for(ENDPOINTSLICES);
-    const nodes = informers.for(RESOURCES.nodes);
     const sliceApi = await this.controllerApi('endpointslice-controller');
     const sliceController = new EndpointSliceController({
       api: sliceApi, services, pods, nodes, slices, clock, recorder: new ApiEventRecorder(sliceApi, SLICE_COMPONENT, clock),
@@ -179,14 +201,15 @@ export class ControllerManager {
     const proxies = new KubeProxies(Array.from({ length: this.o.simulatedNodes }, (_, i) => nodeName(i + 1)), proxyInformers.for(SERVICES), proxyInformers.for(ENDPOINTSLICES));
     this.informers = informers;
     this.proxyInformers = proxyInformers;
-    this.stopQueues = [...workloads.queues, rs.queue, deploy.queue, gc.attemptToDelete, gc.attemptToOrphan, sa.queue, ...(simulator ? [simulator.queue] : []),
-      sliceController.queue, endpoints.queue, nsController.queue]
-      .map((q) => () => q.shutDown());
-    this.stopQueues.push(() => void sweeper.stop());
+    this.stopQueues = [
+      ...[...workloads.queues, rs.queue, deploy.queue, gc.attemptToDelete, gc.attemptToOrphan, sa.queue, scheduler.queue,
+        sliceController.queue, endpoints.queue, nsController.queue].map((q) => () => q.shutDown()),
+      () => lifecycle.stop(), ...(simulator ? [() => simulator.stop()] : []), () => void sweeper.stop(),
+    ];
     try {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
-      this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...(simulator ? await simulator.start(2) : []),
-        ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10)];
+      this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
+        ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

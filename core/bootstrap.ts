@@ -27,6 +27,7 @@ const EDIT: PolicyRule[] = [
   ...withVerbs(WORKLOADS, WRITE),
   { apiGroups: [''], resources: ['secrets'], verbs: [...READ, ...WRITE] },
   { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
 ];
 const ADMIN: PolicyRule[] = [
   ...EDIT,
@@ -130,6 +131,18 @@ const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
     { apiGroups: [''], resources: ['namespaces/finalize', 'namespaces/status'], verbs: ['update'] },
     { apiGroups: ['*'], resources: ['*'], verbs: ['delete', 'deletecollection', 'get', 'list'] },
   ],
+  'node-controller': [
+    { apiGroups: [''], resources: ['nodes'], verbs: ['delete', 'get', 'list', 'patch', 'update'] },
+    { apiGroups: [''], resources: ['nodes/status'], verbs: ['patch', 'update'] },
+    { apiGroups: [''], resources: ['pods/status'], verbs: ['patch', 'update'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['delete', 'list'] },
+    EVENTS_RULE,
+  ],
+  'taint-eviction-controller': [
+    { apiGroups: [''], resources: ['pods'], verbs: ['delete', 'get', 'list', 'watch'] },
+    { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
+    EVENTS_RULE,
+  ],
 };
 // system:node-proxier (bootstrappolicy/policy.go), bound to user system:kube-proxy.
 const NODE_PROXIER: PolicyRule[] = [
@@ -150,6 +163,21 @@ const KUBE_CONTROLLER_MANAGER: PolicyRule[] = [
   { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
   { apiGroups: ['*'], resources: ['*'], verbs: ['list', 'watch'] },
   { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
+];
+// kube-scheduler (bootstrappolicy/policy.go system:kube-scheduler), run as user system:kube-scheduler.
+const KUBE_SCHEDULER: PolicyRule[] = [
+  EVENTS_RULE,
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['kube-scheduler'], verbs: ['get', 'update'] },
+  { apiGroups: [''], resources: ['nodes'], verbs: READ },
+  { apiGroups: [''], resources: ['namespaces'], verbs: ['list', 'watch'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['delete', ...READ] },
+  { apiGroups: [''], resources: ['bindings', 'pods/binding'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['pods/status'], verbs: ['patch', 'update'] },
+  { apiGroups: ['', 'apps'], resources: ['replicationcontrollers', 'services', 'replicasets', 'statefulsets'], verbs: ['list', 'watch'] },
+  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['list', 'watch'] },
+  { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+  { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
 ];
 // kube's system:node role (what a kubelet may do, before the Node authorizer narrows it to its own node);
 // the simulated nodes stand in for kubelets.
@@ -198,8 +226,7 @@ export const SEEDS: Record<string, object[]> = {
     clusterRole('system:kube-controller-manager', KUBE_CONTROLLER_MANAGER),
     clusterRole('system:node', NODE),
     clusterRole('system:node-proxier', NODE_PROXIER),
-    // Until the gateway serves pods/binding, the simulated nodes place pods by patching spec.nodeName.
-    clusterRole('edgeplane:simulated-node-binding', [{ apiGroups: [''], resources: ['pods'], verbs: ['patch'] }]),
+    clusterRole('system:kube-scheduler', KUBE_SCHEDULER),
     ...CONTROLLER_CLUSTER_ROLES,
   ],
   'rbac.authorization.k8s.io/clusterrolebindings': [
@@ -214,7 +241,9 @@ export const SEEDS: Record<string, object[]> = {
     // through this edgeplane binding instead.
     bindSubjects('system:node-proxier', 'system:node-proxier', [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-proxy' }]),
     bindGroups('edgeplane:simulated-nodes', 'system:node', ['system:nodes']),
-    bindGroups('edgeplane:simulated-node-binding', 'edgeplane:simulated-node-binding', ['system:nodes']),
+    bindSubjects('system:kube-scheduler', 'system:kube-scheduler', [
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-scheduler' },
+    ]),
     ...CONTROLLER_BINDINGS,
   ],
 };

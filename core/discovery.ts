@@ -152,6 +152,17 @@ function subresource(t: ResourceType, sub: Subresource): APIResource {
   return { ...base, kind: t.kind, verbs: [...SUBRESOURCE_VERBS] };
 }
 
+// The create-only subresources of pods (pkg/registry/core/pod/storage: BindingREST, EvictionREST), which
+// kubectl drain looks for (pods/eviction) before evicting rather than deleting.
+function createOnlySubresources(t: ResourceType): APIResource[] {
+  if (t.group !== '' || t.kind !== 'Pod') return [];
+  const base = { singularName: '', namespaced: true, verbs: ['create'] };
+  return [
+    { ...base, name: 'pods/binding', kind: 'Binding' },
+    { ...base, name: 'pods/eviction', group: 'policy', version: 'v1', kind: 'Eviction' },
+  ];
+}
+
 /**
  * GET /api/v1 and /apis/<g>/<v>: every resource plus its subresources, sorted by name as the apiserver's
  * installer sorts storage paths. undefined when the group/version is not served.
@@ -160,7 +171,7 @@ export function apiResourceList(group: string, version: string): APIResourceList
   const types = typesInGroupVersion(group, version);
   if (!types.length) return undefined;
   const resources = types
-    .flatMap((t) => [mainResource(t), ...t.subresources.map((s) => subresource(t, s))])
+    .flatMap((t) => [mainResource(t), ...t.subresources.map((s) => subresource(t, s)), ...createOnlySubresources(t)])
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const groupVersion = apiVersionOf({ group, version });
   // The legacy core list has no apiVersion on the wire; named groups carry apiVersion "v1".

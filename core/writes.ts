@@ -29,6 +29,9 @@ import { APPLY_PATCH_CONTENT_TYPE, checkPatchOptions, checkWriteOptions, isApply
 import { managerOrUserAgent } from './apply/manager-name';
 import { deletionFinalizers } from './gc-finalizers';
 import { isNamespaceType, markNamespaceDeleting, mergeFinalize, namespaceHeld } from './namespace-deletion';
+import { bindPod, BINDING_SUCCESS } from './pods/binding';
+import { addDefaultTolerations } from './pods/default-tolerations';
+import { gracefulPodDelete } from './pods/graceful-delete';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -52,6 +55,7 @@ export interface WriteEnv {
   manager?: string; // the field manager of this write (fieldManager, else the User-Agent's prefix)
   requestVersion?: string; // custom types: the served version asked for, when not the storage version
   garbageCollection?: boolean; // default true; false: DELETE adds no orphan/foregroundDeletion finalizers
+  defaultTolerationSeconds?: number; // DefaultTolerationSeconds admission (core/pods/default-tolerations.ts); default 300
 }
 
 export type WriteRequest = (
@@ -175,6 +179,7 @@ export function createObject(store: WriteStore, env: WriteEnv, namespace: string
   validateObject(type, obj);
   fillCreateMeta(env, obj);
   applyDefaults(obj);
+  if (isCorePod(type)) addDefaultTolerations(obj, env.defaultTolerationSeconds);
   if (track) recordWrite(env, undefined, obj, '');
   if (type.kind === 'Service') allocateClusterIP(store, obj, env.newUid());
   typeHooks(type)?.prepare(obj, undefined, '', hookEnv(store, env));
@@ -200,7 +205,15 @@ function checkSubresource(type: ResourceType, subresource: string): void {
   }
 }
 
+const isCorePod = (type: ResourceType) => type.group === '' && type.kind === 'Pod';
+
 function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { verb: 'update' }>): WriteResponse {
+  if (req.subresource === 'binding' && isCorePod(env.type)) {
+    // POST pods/<name>/binding, which the front door hands over as an update of the pod (core/pods/binding.ts).
+    const key = objectKey(req.namespace, req.name);
+    store.commit('MODIFIED', key, bindPod(store.get(key), req.name, req.body, env.now));
+    return { code: 201, body: BINDING_SUCCESS };
+  }
   checkSubresource(env.type, req.subresource);
   const current = existing(store, env.type, req.namespace, req.name);
   const body = parseObjectBody(req.subresource === 'scale' ? SCALE.kind : env.type.kind, req.body);
@@ -319,6 +332,13 @@ function deleteOne(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, 
   const options = parseDeleteOptions(req.body);
   checkPreconditions(type.kind, current, options);
   const target = typeHooks(type)?.beforeDelete?.(current, hookEnv(store, env)) ?? current;
+  if (isCorePod(type)) {
+    const query = req.query.gracePeriodSeconds !== undefined ? Number(req.query.gracePeriodSeconds) : undefined;
+    const requested = options.gracePeriodSeconds ?? (Number.isInteger(query) ? query : undefined);
+    const outcome = gracefulPodDelete(withPropagation(env, target, options, req.query), requested, env.now);
+    if (outcome.kind === 'unchanged') return { code: 200, body: current };
+    if (outcome.kind === 'mark') return { code: 200, body: store.commit('MODIFIED', objectKey(current.metadata.namespace ?? '', current.metadata.name!), outcome.object) };
+  }
   return { code: 200, body: remove(store, env, withPropagation(env, target, options, req.query), current) };
 }
 

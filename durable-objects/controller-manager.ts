@@ -7,7 +7,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { app } from '../worker/app';
 import type { Bindings } from '../worker/env';
 import { signingKey } from '../worker/settings';
-import { controllersEnabled, markControllersStarted, simulatedNodes } from '../worker/controllers';
+import { controllersEnabled, markControllersStarted, nodeMonitorGraceSeconds, simulatedNodes } from '../worker/controllers';
 import { internalToken } from '../core/auth/internal-identity';
 import { ControllerManager, type ManagerStats } from '../controllers/manager';
 import type { ProxyRules } from '../controllers/kube-proxy';
@@ -66,6 +66,7 @@ export class ControllerManagerObject extends DurableObject<Bindings> {
         identity: `edgeplane-controller-manager_${id}`,
         simulatedNodes: simulatedNodes(this.env),
         eventTTLSeconds: eventTTLSeconds(this.env.EVENT_TTL_SECONDS),
+        nodeMonitorGraceSeconds: nodeMonitorGraceSeconds(this.env),
       });
       manager.run();
       this.manager = manager;

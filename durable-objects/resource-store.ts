@@ -26,11 +26,13 @@ import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from 
 import { AUTHORIZER_PREFIX, Replication, type ReplicaEnv, type SubscribeReply } from './replication';
 import { NamespaceFence } from './namespace-fence';
 import { namespaceTerminating } from '../core/namespace-terminating';
+import { defaultTolerationSeconds } from '../core/pods/default-tolerations';
 
 export interface StoreEnv extends WatchSettings, ReplicaEnv {
   EVENT_RETENTION_COUNT?: string;
   EVENT_RETENTION_SECONDS?: string;
   CONTROLLERS?: string; // off: no garbage collector, so DELETE adds no GC finalizers
+  DEFAULT_TOLERATION_SECONDS?: string; // the DefaultTolerationSeconds admission (core/pods/default-tolerations.ts)
 }
 
 export interface GetRequest {
@@ -295,7 +297,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           changes.push({ row, object, prev });
           return object;
         },
-      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: controllersEnabled(this.env.CONTROLLERS) }, req);
+      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: controllersEnabled(this.env.CONTROLLERS),
+        defaultTolerationSeconds: defaultTolerationSeconds(this.env.DEFAULT_TOLERATION_SECONDS) }, req);
       if (changes.length) this.log.setMeta('revision', next);
       const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body), revision: next };
       if (warnings.length) reply.warnings = warnings;

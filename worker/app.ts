@@ -14,6 +14,7 @@ import { testHooks } from './routes/test-hooks';
 import { handleResource } from './handlers/resource';
 import { ui } from './routes/ui';
 import { consoleApi } from './routes/console-api';
+import { simulatedNodes } from './routes/simulated-nodes';
 import { encodeResponse } from './response-encoding';
 import { drainUnread } from './body';
 import { customTypes } from './custom-types';
@@ -52,6 +53,7 @@ app.route('/', metrics);
 app.route('/', testHooks);
 app.route('/', consoleApi);
 app.route('/', proxyRules);
+app.route('/', simulatedNodes);
 
 app.all('*', (c) => {
   const info = c.get('request');

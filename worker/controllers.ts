@@ -12,12 +12,19 @@ export function controllersEnabled(env: Partial<Bindings>): boolean {
   return controllersSetting(env.CONTROLLERS);
 }
 
-/** SIMULATED_NODES: nodes of the pod-readiness stand-in (default 3; 0 turns it off). */
+/** SIMULATED_NODES: simulated kubelets (controllers/kubelet/; default 3, 0 turns them off). */
 export function simulatedNodes(env: Partial<Bindings>): number {
   const raw = env.SIMULATED_NODES;
   const n = Number(raw);
   if (raw === undefined || raw.trim() === '' || !Number.isInteger(n) || n < 0) return DEFAULT_SIMULATED_NODES;
   return Math.min(n, 250);
+}
+
+/** NODE_MONITOR_GRACE_SECONDS: Lease silence before the node controller marks a node Unknown (default 40). */
+export function nodeMonitorGraceSeconds(env: Partial<Bindings>): number {
+  const raw = env.NODE_MONITOR_GRACE_SECONDS;
+  const n = Number(raw);
+  return raw === undefined || raw.trim() === '' || !Number.isFinite(n) || n <= 0 ? 40 : n;
 }
 
 let started = false;

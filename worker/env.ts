@@ -13,10 +13,14 @@ export interface Bindings {
   AUTHORIZER: DurableObjectNamespace<Authorizer>;
   CONTROLLER_MANAGER?: DurableObjectNamespace<ControllerManagerObject>;
   // Control loops (worker/controllers.ts): "" or "off" disables them; SIMULATED_NODES nodes of the
-  // pod-readiness stand-in (default 3, 0 = none).
+  // simulated kubelets (default 3, 0 = none).
   CONTROLLERS?: string;
   SIMULATED_NODES?: string;
   EVENT_TTL_SECONDS?: string; // events expire this long after their last write (kube-apiserver --event-ttl; default 3600)
+  // Node loss (controllers/node-lifecycle.ts): seconds without a Lease renewal before a node is Unknown
+  // (default 40), and the tolerationSeconds the DefaultTolerationSeconds admission gives pods (default 300).
+  NODE_MONITOR_GRACE_SECONDS?: string;
+  DEFAULT_TOLERATION_SECONDS?: string;
   // Secrets: the admin token (group system:masters), static tokens in kube's token-file CSV format, and
   // the key ServiceAccount tokens are signed with (derived from ADMIN_TOKEN when unset; with neither, the
   // Worker refuses to serve). Read through worker/settings.ts.

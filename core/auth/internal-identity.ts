@@ -16,6 +16,7 @@ export const INTERNAL_TOKEN_PREFIX = 'edgeplane-internal.v1.';
 const LABEL = 'edgeplane internal identity v1:';
 
 export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
+export const SCHEDULER_USER = 'system:kube-scheduler'; // kube-scheduler's client certificate CN
 const SA_PREFIX = 'system:serviceaccount:kube-system:';
 const NODE_PREFIX = 'system:node:';
 
@@ -24,6 +25,7 @@ export const CONTROLLER_ACCOUNTS = [
   'deployment-controller', 'replicaset-controller', 'generic-garbage-collector', 'service-account-controller',
   'job-controller', 'ttl-after-finished-controller', 'statefulset-controller', 'daemon-set-controller', 'replication-controller',
   'endpointslice-controller', 'endpoint-controller', 'namespace-controller',
+  'node-controller', 'taint-eviction-controller',
 ] as const;
 
 /** kube-proxy's user (bound to the system:node-proxier ClusterRole by kube's bootstrap policy). */
@@ -42,6 +44,7 @@ export const nodeUsername = (node: string): string => `${NODE_PREFIX}${node}`;
 /** The user an internal username stands for, or undefined when it is not one of ours. */
 export function internalUser(username: string): InternalUser | undefined {
   if (username === KUBE_PROXY_USER) return { username, uid: '', groups: ['system:authenticated'] };
+  if (username === SCHEDULER_USER) return { username, uid: '', groups: ['system:authenticated'] };
   if (username === CONTROLLER_MANAGER_USER) return { username, uid: '', groups: ['system:authenticated'] };
   if (username.startsWith(SA_PREFIX) && (CONTROLLER_ACCOUNTS as readonly string[]).includes(username.slice(SA_PREFIX.length))) {
     return { username, uid: '', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] };

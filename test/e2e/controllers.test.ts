@@ -1,5 +1,5 @@
 // Control loops end to end: kubectl against the real gateway with the controller manager running
-// (Deployment, ReplicaSet, garbage collector, ServiceAccount controllers, the pod-readiness stand-in).
+// (Deployment, ReplicaSet, garbage collector, ServiceAccount controllers, the scheduler and simulated kubelets).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
 
@@ -77,7 +77,7 @@ describe('controllers', () => {
       expect(p.status.phase).toBe('Running');
       expect(p.spec.nodeName).toMatch(/^node-[123]$/);
     }
-    // The stand-in spreads pods over its nodes, one each.
+    // The scheduler spreads pods over the nodes, one each.
     expect(new Set(pods.map((p) => p.spec.nodeName)).size).toBe(3);
 
     expect(deploy.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
@@ -118,8 +118,11 @@ describe('controllers', () => {
     expect(second.metadata.annotations['deployment.kubernetes.io/revision']).toBe('2');
     expect(second.spec.replicas).toBe(2);
     expect(rss.find((x) => x.metadata.name === first.metadata.name).spec.replicas).toBe(0);
-    const pods = await podsOf(r, 'apps');
-    expect(pods.map((p) => owner(p).name)).toEqual([second.metadata.name, second.metadata.name]);
+    // The old pods are deleted gracefully: Terminating until their kubelet has stopped them.
+    await waitFor('only the new ReplicaSet\'s 2 pods', async () => {
+      const pods = await podsOf(r, 'apps');
+      return pods.length === 2 && pods.every((p) => owner(p).name === second.metadata.name) ? true : undefined;
+    });
 
     const history = await must(r, '-n', 'apps', 'rollout', 'history', 'deployment/web');
     expect(history).toMatch(/REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>/);
@@ -236,12 +239,12 @@ describe('controllers', () => {
   });
 
   it('reports ProgressDeadlineExceeded when pods never become available', async () => {
-    // Pods bound to a node nobody runs stay Pending.
+    // Pods no node fits stay Pending (unscheduled, so deleted at once later).
     const manifest = JSON.stringify({
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'stuck', namespace: 'apps' },
       spec: {
         replicas: 1, progressDeadlineSeconds: 2, selector: { matchLabels: { app: 'stuck' } },
-        template: { metadata: { labels: { app: 'stuck' } }, spec: { nodeName: 'ghost', containers: [{ name: 'c', image: 'nginx' }] } },
+        template: { metadata: { labels: { app: 'stuck' } }, spec: { nodeSelector: { disk: 'ghost' }, containers: [{ name: 'c', image: 'nginx' }] } },
       },
     });
     expect((await kubectl(r, ['apply', '-f', '-'], manifest)).code).toBe(0);
@@ -324,7 +327,7 @@ describe('controllers across a restart', () => {
   afterAll(() => stopTestGateway(r));
 
   it('finishes a rollout interrupted by a restart with the right pod count and no duplicates', async () => {
-    // Without the readiness stand-in no pod becomes available, so the rollout stops half way:
+    // Without simulated nodes no pod is scheduled or becomes available, so the rollout stops half way:
     // the new ReplicaSet at 1 (maxSurge), the old one at 3 (maxUnavailable 0).
     r = await startTestGateway({ vars: { CONTROLLERS: 'on', SIMULATED_NODES: '0' } });
     await must(r, 'create', 'deployment', 'web', '--image=nginx', '--replicas=3');
@@ -351,8 +354,11 @@ describe('controllers across a restart', () => {
     const rss = await rsOf(r, 'default');
     expect(rss).toHaveLength(2);
     const current = rss.find((x) => x.metadata.annotations['deployment.kubernetes.io/revision'] === '2');
-    const pods = await podsOf(r, 'default');
-    expect(pods).toHaveLength(3);
+    // The old pods are deleted gracefully: Terminating until their kubelet has stopped them.
+    const pods = await waitFor('3 pods left', async () => {
+      const left = await podsOf(r!, 'default');
+      return left.length === 3 ? left : undefined;
+    });
     expect(pods.every((p) => owner(p).uid === current.metadata.uid && p.status.phase === 'Running')).toBe(true);
     // Exactly the pods the ReplicaSets made: 3 + 1 before the restart, 2 more after, none twice.
     const created = (await list(r, '/api/v1/namespaces/default/events?fieldSelector=reason=SuccessfulCreate')).reduce((n, e) => n + e.count, 0);

@@ -31,6 +31,7 @@ import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
 import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
 import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '../../core/events-view';
 import { validateEventsV1Create } from '../../core/validation/events-v1';
+import { evictionDeleteOptions, EVICTION_SUCCESS } from '../../core/pods/eviction';
 
 type Ctx = Context<AppEnv>;
 
@@ -134,8 +135,20 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   if (info.verb === 'create' && subresource === 'token' && type.subresources.includes('token')) return tokenRequest(c, info, body);
   let req: WriteRequest;
   let namespaceRevision: number | undefined;
+  let evicting = false;
   switch (info.verb) {
     case 'create':
+      // pods/binding (core/pods/binding.ts): an atomic update of the pod, authorized as `create pods/binding`.
+      if (subresource === 'binding' && name && type.group === '' && type.kind === 'Pod') {
+        req = { verb: 'update', namespace, name, subresource, body };
+        break;
+      }
+      // pods/eviction (core/pods/eviction.ts): a DELETE with the Eviction's options, authorized as `create pods/eviction`.
+      if (subresource === 'eviction' && name && type.group === '' && type.kind === 'Pod') {
+        req = { verb: 'delete', namespace, name, body: evictionDeleteOptions(body, name), query: {} };
+        evicting = true;
+        break;
+      }
       if (name || subresource) throw new StatusError(methodNotAllowed());
       namespaceRevision = await admitCreate(c.env, type, namespace, body);
       req = { verb: 'create', namespace, body };
@@ -190,6 +203,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     dryRun, fieldValidation, escalation, namespaceRevision, crdRevision: type.custom ? forwardedCrdRevision() : undefined,
   });
   if (groupResource(type) === CRD_GROUP_RESOURCE && !dryRun) result = await afterCrdWrite(c.env, info.verb, result);
+  if (evicting && result.ok) return json(201, JSON.stringify(EVICTION_SUCCESS));
   if (type.custom?.terminating && result.ok && !dryRun) await resumeCrdCleanup(c.env, type.custom.crdName);
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
   if (isRbac && result.ok && result.value.revision) {
@@ -220,6 +234,8 @@ function bodyKind(type: ResourceType, info: ResourceRequest): string {
   if (info.verb === 'delete' || info.verb === 'deletecollection') return 'DeleteOptions';
   if (info.subresource === 'scale') return 'Scale';
   if (info.subresource === 'token') return 'TokenRequest';
+  if (info.subresource === 'binding') return 'Binding';
+  if (info.subresource === 'eviction') return 'Eviction';
   return type.kind;
 }
 

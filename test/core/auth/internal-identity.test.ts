@@ -11,6 +11,10 @@ describe('internal identities', () => {
     expect(await verifyInternalToken(key, await internalToken(key, 'system:serviceaccount:kube-system:replicaset-controller')))
       .toEqual({ username: 'system:serviceaccount:kube-system:replicaset-controller', uid: '', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] });
     expect((await verifyInternalToken(key, await internalToken(key, 'system:node:node-1')))?.groups).toEqual(['system:nodes', 'system:authenticated']);
+    expect(await verifyInternalToken(key, await internalToken(key, 'system:kube-scheduler')))
+      .toEqual({ username: 'system:kube-scheduler', uid: '', groups: ['system:authenticated'] });
+    expect((await verifyInternalToken(key, await internalToken(key, 'system:serviceaccount:kube-system:node-controller')))?.username)
+      .toBe('system:serviceaccount:kube-system:node-controller');
   });
 
   it('rejects a token from another key, a tampered user, a forged MAC and identities that are not internal', async () => {
