@@ -1,6 +1,7 @@
 // Report: turns one run's results into the markdown of bench/RESULTS.md (machine, versions, headline
 // table with edgeplane/etcd and edgeplane/bare-broadcast ratios, targets, details) and the p99 chart.
 
+import type { RolloutResult } from './scenarios/rollout';
 import type { WriteResult } from './scenarios/writes';
 import type { ListResult } from './scenarios/lists';
 import type { FanoutResult } from './scenarios/fanout';
@@ -23,6 +24,7 @@ export interface BenchResults {
   resume: ResumeResult[];
   memory: MemoryResult[];
   canonical: CanonicalRow[];
+  rollouts: RolloutResult[];
   errors: string[];
   notes: string[];
 }
@@ -211,6 +213,12 @@ export function renderMarkdown(res: BenchResults): string {
   out.push('', '## Memory per idle watcher', '');
   out.push(table(['System', 'Variant', 'Transport', 'Watchers', 'RSS before MiB', 'RSS after MiB', 'KiB/watcher'],
     res.memory.map((m) => [m.system, m.variant, m.transport, m.watchers, m.rssBeforeMiB, m.rssAfterMiB, m.kibPerWatcher])));
+  if (res.rollouts.length) {
+    out.push('', '## Control loops: a Deployment to Available', '');
+    out.push('Controller manager, scheduler and simulated kubelets on (one local workerd process, store only); writes are every store\'s, events included.', '');
+    out.push(table(['Replicas', 'Nodes', 'Create → Available ms', 'Store writes', 'Writes/s'],
+      res.rollouts.map((r) => [r.replicas, r.nodes, Number.isNaN(r.availableMs) ? '**not within the bound**' : r.availableMs, r.writes, r.writesPerSecond])));
+  }
   if (res.notes.length) out.push('', '## Notes', '', ...res.notes.map((n) => `- ${n}`));
   if (res.errors.length) out.push('', '## Errors', '', ...res.errors.map((e) => `- ${e}`));
   return `${out.join('\n')}\n`;

@@ -11,6 +11,7 @@ import { Etcd, etcdFanout, etcdVersion, WATCHERS_PER_STREAM } from './targets/et
 import { BareWs, bareFanout } from './targets/bare-ws';
 import { runFanout, describeFanout, type FanoutDriver, type FanoutPlan } from './scenarios/fanout';
 import { runWrites, populate, type Writer } from './scenarios/writes';
+import { runRollout } from './scenarios/rollout';
 import { runList, countItems, describeList } from './scenarios/lists';
 import { runResume, type Resumer } from './scenarios/resume';
 import { runMemory } from './scenarios/memory';
@@ -27,7 +28,7 @@ const ROOT = join(BENCH, '..');
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]?.split(',');
-const only = new Set(opt('only') ?? ['writes', 'lists', 'fanout', 'resume', 'memory']);
+const only = new Set(opt('only') ?? ['writes', 'lists', 'fanout', 'resume', 'memory', 'rollout']);
 const systems = new Set(opt('systems') ?? (smoke ? ['edgeplane'] : ['edgeplane', 'etcd', 'bare-ws']));
 const replicaModes = args.includes('--no-replicas') ? [false] : [false, true];
 
@@ -59,7 +60,7 @@ const results: BenchResults = {
   versions: versions(),
   source: source(),
   settings: { ...S, fanout: { ...S.fanout, maxEvents: S.fanout.watchers.map((w) => S.fanout.maxEvents(w)) }, etcdWatchersPerStream: WATCHERS_PER_STREAM },
-  writes: [], lists: [], fanout: [], resume: [], memory: [], canonical: [], errors: [], notes: [],
+  writes: [], lists: [], fanout: [], resume: [], memory: [], canonical: [], rollouts: [], errors: [], notes: [],
 };
 const t0 = performance.now();
 
@@ -167,6 +168,23 @@ async function withEdgeplane(replicas: boolean, fn: (ep: Edgeplane) => Promise<v
   log(`edgeplane (${ep.label}) on ${ep.gateway.directUrl} (direct) / ${ep.gateway.url} (dual listener), workerd pid ${ep.workerdPid}`);
   try {
     await fn(ep);
+  } finally {
+    await ep.stop();
+  }
+}
+
+/** The control loops: Deployments of 3 and 1,000 replicas to Available on a gateway running them (store only). */
+async function benchRollouts(): Promise<void> {
+  const nodes = smoke ? 3 : 12; // 110 pods a node: 1,000 replicas need at least 10
+  const ep = await Edgeplane.start({ replicas: false, vars: { CONTROLLERS: 'on', SIMULATED_NODES: String(nodes) } });
+  try {
+    for (const n of smoke ? [3] : [3, 1000]) {
+      await step(`rollout ${n}`, async () => {
+        const r = await runRollout(ep, n, nodes, n >= 1000 ? 600_000 : 60_000);
+        log(`rollout of ${n} replicas on ${nodes} nodes: Available after ${r.availableMs} ms, ${r.writes} store writes (${r.writesPerSecond}/s)`);
+        results.rollouts.push(r);
+      });
+    }
   } finally {
     await ep.stop();
   }
@@ -308,6 +326,7 @@ async function main(): Promise<void> {
   if (systems.has('bare-ws')) await step('bare-ws', benchBare);
   if (systems.has('etcd')) await step('etcd', benchEtcd);
   if (systems.has('edgeplane')) for (const r of replicaModes) await step(`edgeplane replicas=${r}`, () => benchEdgeplane(r));
+  if (systems.has('edgeplane') && only.has('rollout')) await step('edgeplane control loops', () => benchRollouts());
   results.canonical = canonicalRows(results.fanout);
   results.durationSeconds = round((performance.now() - t0) / 1000);
   const disturbed = results.fanout.filter((r) => r.cpu.foreignShare > 0.15);

@@ -23,9 +23,9 @@ const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', hea
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(`${gateway.url}/ui/#token=${token}`);
-  await page.waitForFunction(() => Object.values((window as any).__edgeplane?.feeds ?? { x: { state: '' } }).every((f: any) => f.state === 'live'), null, { timeout: 15_000, polling: 200 });
+  await page.waitForFunction(() => Object.values((globalThis as any).__edgeplane?.feeds ?? { x: { state: '' } }).every((f: any) => f.state === 'live'), null, { timeout: 15_000, polling: 200 });
   await page.getByRole('tab', { name: 'Pods' }).click();
-  void page.evaluate(() => (window as any).__edgeplane.startLoad({ watchers: 40, rate: 40, duration: 20 }));
+  void page.evaluate(() => (globalThis as any).__edgeplane.startLoad({ watchers: 40, rate: 40, duration: 20 }));
   await page.waitForTimeout(6000);
   await page.screenshot({ path: join(ROOT, 'docs', 'console.png') });
   console.log('wrote docs/console.png');
