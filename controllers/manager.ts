@@ -64,15 +64,23 @@ export class ControllerManager {
   private writes = 0;
   private startedAt: number | undefined;
 
-  constructor(private readonly o: ManagerOptions, managerApi: Api) {
+  // The scheduler runs in this object while it leads, but holds its own Lease (kube-system/kube-scheduler), written as
+  // system:kube-scheduler, so `kubectl get lease -n kube-system` shows both holders as on a cluster.
+  private readonly schedulerElector: LeaderElector;
+
+  constructor(private readonly o: ManagerOptions, managerApi: Api, schedulerApi: Api) {
     this.elector = new LeaderElector(managerApi, o.clock, { ...KCM_LEASE, identity: o.identity });
+    this.schedulerElector = new LeaderElector(schedulerApi, o.clock, { ...KCM_LEASE, name: 'kube-scheduler', identity: o.identity });
   }
 
   static async create(o: ManagerOptions): Promise<ControllerManager> {
     const token = await o.tokenFor(CONTROLLER_MANAGER_USER);
+    const schedulerToken = await o.tokenFor(SCHEDULER_USER);
     let manager: ControllerManager | undefined;
-    const api = new HttpApi({ server: o.server, fetch: o.fetch, token: async () => token, onWrite: () => manager && manager.writes++ });
-    manager = new ControllerManager(o, api);
+    const onWrite = () => manager && manager.writes++;
+    const api = new HttpApi({ server: o.server, fetch: o.fetch, token: async () => token, onWrite });
+    const schedulerApi = new HttpApi({ server: o.server, fetch: o.fetch, token: async () => schedulerToken, onWrite });
+    manager = new ControllerManager(o, api, schedulerApi);
     return manager;
   }
 
@@ -84,6 +92,7 @@ export class ControllerManager {
   async tick(): Promise<void> {
     if (this.stopped) return;
     const leader = await this.elector.tryAcquireOrRenew();
+    if (leader) await this.schedulerElector.tryAcquireOrRenew().catch((e) => console.error(`kube-scheduler lease: ${(e as Error).message}`));
     if (leader && this.workers.length === 0) {
       // In the background: a first list that keeps failing must not stop the Lease from being renewed.
       this.starting ??= this.startLoops()

@@ -54,6 +54,9 @@ describe('§15: a cluster driven by kubectl', () => {
     expect(new Set(pods.map((p) => p.spec.nodeName)).size).toBe(3);
     expect(pods.every((p) => /^10\.244\.\d+\.\d+$/.test(p.status.podIP ?? ''))).toBe(true);
     expect(await k('get', 'deploy', 'web', '--no-headers')).toMatch(/^web\s+3\/3\s+3\s+3\s/);
+    // Both singletons show their holder in kube-system, as on a cluster.
+    const leases = await k('get', 'lease', '-n', 'kube-system', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.spec.holderIdentity}{"\\n"}{end}');
+    for (const name of ['kube-controller-manager', 'kube-scheduler']) expect(leases).toMatch(new RegExp(`^${name}=\\S+$`, 'm'));
   });
 
   it('15.2 expose → an EndpointSlice with the 3 pod IPs', async () => {
