@@ -3,24 +3,9 @@
 // create, rollout status, expose, scale, set image, rollout undo, describe, a Job to Complete, cordon and drain,
 // node loss and rescheduling, delete with --cascade=orphan and cascading.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { http, kubectl, startTestGateway, stopTestGateway, type Running, waitFor } from './fixtures';
 
 let r: Running;
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 45_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last})` : ''}`);
-    await new Promise((res) => setTimeout(res, 200));
-  }
-}
 
 async function k(...args: string[]): Promise<string> {
   const res = await kubectl(r, args);

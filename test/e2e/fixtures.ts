@@ -97,3 +97,19 @@ export async function watcherCount(r: Running, resource: string): Promise<number
   const replicas = await metric(r, 'edgeplane_replica_watchers', resource).catch(() => 0);
   return store + replicas;
 }
+
+/** Polls `probe` until it returns a value (not undefined), failing with `what` (and the last error) after `ms`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 45_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last})` : ''}`);
+    await new Promise((res) => setTimeout(res, intervalMs));
+  }
+}

@@ -1,23 +1,7 @@
 // The scheduler, simulated kubelets and node lifecycle end to end: kubectl against the real gateway with
 // the controller manager running 3 simulated nodes (short node-loss settings).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
-
-/** Polls `probe` until it returns a value (not undefined), failing with `what` after `ms`. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last})` : ''}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
+import { http, kubectl, startTestGateway, stopTestGateway, type Running, waitFor } from './fixtures';
 
 async function must(r: Running, ...args: string[]) {
   const res = await kubectl(r, args);

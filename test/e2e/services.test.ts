@@ -1,24 +1,9 @@
 // Services end to end with the control loops on: EndpointSlice and Endpoints controllers, the kube-proxy
 // stand-in's rule tables, the namespace controller's two-phase deletion, and event expiry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { http, kubectl, startTestGateway, stopTestGateway, type Running, waitFor } from './fixtures';
 
 const VARS = { CONTROLLERS: 'on', SIMULATED_NODES: '3', EVENT_TTL_SECONDS: '20', STATIC_TOKENS: 'dana-token,dana,uid-d' };
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last})` : ''}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 async function must(r: Running, ...args: string[]) {
   const res = await kubectl(r, args);

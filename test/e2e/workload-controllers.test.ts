@@ -3,25 +3,9 @@
 // run by the pod-readiness stand-in (nodes node-1..3); it runs a Job's pods to completion (Failed when
 // annotated edgeplane.dev/simulate-exit-code: "1").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { http, kubectl, startTestGateway, stopTestGateway, type Running, waitFor } from './fixtures';
 
 const CONTROLLERS_ON = { CONTROLLERS: 'on', SIMULATED_NODES: '3' };
-
-/** Polls `probe` until it returns a value (not undefined), failing with `what` after `ms`. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last})` : ''}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 async function must(r: Running, args: string[], stdin?: string) {
   const res = await kubectl(r, args, stdin);
