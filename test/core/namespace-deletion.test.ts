@@ -1,26 +1,10 @@
 // Two-phase namespace deletion in the write path (CONTROLLERS on) and the in-request shortcut (off).
 import { describe, expect, it } from 'vitest';
-import { executeWrite, type EventType, type WriteStore } from '../../core/writes';
+import { executeWrite } from '../../core/writes';
 import { lookupGroupResource } from '../../core/registry';
 import type { KubeObject } from '../../core/object-meta';
+import { memoryStore } from './memory-store';
 
-function memoryStore() {
-  const objects = new Map<string, KubeObject>();
-  const events: EventType[] = [];
-  let rv = 0;
-  const store: WriteStore = {
-    get: (key) => (objects.has(key) ? structuredClone(objects.get(key)!) : undefined),
-    objects: () => [...objects.values()].map((o) => structuredClone(o)),
-    commit: (type, key, object) => {
-      object.metadata.resourceVersion = String(++rv);
-      if (type === 'DELETED') objects.delete(key);
-      else objects.set(key, structuredClone(object));
-      events.push(type);
-      return object;
-    },
-  };
-  return { store, objects, events };
-}
 
 const namespaces = lookupGroupResource('core/namespaces')!;
 const env = (garbageCollection: boolean) => ({ type: namespaces, now: Date.UTC(2026, 0, 2, 3, 4, 5), newUid: () => 'uid-ns', randomSuffix: () => 'abcde', garbageCollection });
@@ -43,18 +27,18 @@ describe('namespace deletion with the namespace controller', () => {
     expect(marked.status).toEqual({ phase: 'Terminating' });
     const again = executeWrite(m.store, env(true), del);
     expect((again.body as KubeObject).metadata.resourceVersion).toBe(marked.metadata.resourceVersion);
-    expect(m.events).toEqual(['ADDED', 'MODIFIED']);
+    expect(m.types()).toEqual(['ADDED', 'MODIFIED']);
 
     // A status write (the controller's conditions) keeps it: spec.finalizers still holds it.
     const withStatus = { ...structuredClone(marked), status: { phase: 'Terminating', conditions: [{ type: 'NamespaceContentRemaining', status: 'False' }] } };
     expect(executeWrite(m.store, env(true), { verb: 'update', namespace: '', name: 'team', subresource: 'status', body: JSON.stringify(withStatus) }).code).toBe(200);
-    expect(m.events.at(-1)).toBe('MODIFIED');
+    expect(m.types().at(-1)).toBe('MODIFIED');
 
     // finalize changes spec.finalizers alone (a label in the body is ignored) and, emptied, deletes the namespace.
     const current = m.objects.get('team') ?? [...m.objects.values()][0];
     const body = { ...structuredClone(current), metadata: { ...current.metadata, labels: { sneaky: 'yes' } }, spec: { finalizers: [] } };
     executeWrite(m.store, env(true), { verb: 'update', namespace: '', name: 'team', subresource: 'finalize', body: JSON.stringify(body) });
-    expect(m.events.at(-1)).toBe('DELETED');
+    expect(m.types().at(-1)).toBe('DELETED');
     expect(m.objects.size).toBe(0);
   });
 
@@ -73,6 +57,6 @@ describe('namespace deletion with the namespace controller', () => {
   it('without the controller (CONTROLLERS off) DELETE removes the namespace at once, as the in-request path expects', () => {
     const m = created(false);
     executeWrite(m.store, env(false), del);
-    expect(m.events).toEqual(['ADDED', 'DELETED']);
+    expect(m.types()).toEqual(['ADDED', 'DELETED']);
   });
 });

@@ -1,30 +1,13 @@
 // Write semantics over an in-memory store: server-set metadata, generateName, status and scale
 // subresources, generation, finalizers, preconditions.
 import { describe, expect, it } from 'vitest';
-import { executeWrite, type EventType, type WriteRequest, type WriteStore } from '../../core/writes';
+import { executeWrite, type WriteRequest, type WriteStore } from '../../core/writes';
 import { lookupGroupResource } from '../../core/registry';
 import type { KubeObject } from '../../core/object-meta';
 import { parseSelectors } from '../../core/list-options';
 import { statusOf as failure } from './status-of';
+import { memoryStore } from './memory-store';
 
-function memoryStore() {
-  const objects = new Map<string, KubeObject>();
-  const events: { type: EventType; key: string; rv: number }[] = [];
-  let rv = 0;
-  const store: WriteStore = {
-    get: (key) => (objects.has(key) ? structuredClone(objects.get(key)!) : undefined),
-    objects: (ns) => [...objects.entries()].filter(([k]) => !ns || k.startsWith(`${ns}/`)).map(([, o]) => structuredClone(o)),
-    commit: (type, key, object) => {
-      rv += 1;
-      object.metadata.resourceVersion = String(rv);
-      if (type === 'DELETED') objects.delete(key);
-      else objects.set(key, structuredClone(object));
-      events.push({ type, key, rv });
-      return object;
-    },
-  };
-  return { store, objects, events };
-}
 
 const deployments = lookupGroupResource('apps/deployments')!;
 const configmaps = lookupGroupResource('core/configmaps')!;

@@ -6,6 +6,7 @@ import { defaultPullPolicy } from '../../../core/admission/defaults/pod';
 import type { KubeObject } from '../../../core/object-meta';
 import { executeWrite, type WriteStore } from '../../../core/writes';
 import { lookupGroupResource } from '../../../core/registry';
+import { memoryStore } from '../memory-store';
 
 function defaulted(obj: Record<string, unknown>): KubeObject {
   const o = structuredClone(obj) as KubeObject;
@@ -312,21 +313,6 @@ describe('defaulting is idempotent', () => {
 });
 
 describe('through the write path', () => {
-  function memoryStore(): WriteStore & { revisions: number } {
-    const objects = new Map<string, KubeObject>();
-    const s = {
-      revisions: 0,
-      get: (key: string) => (objects.has(key) ? structuredClone(objects.get(key)!) : undefined),
-      objects: () => [...objects.values()].map((o) => structuredClone(o)),
-      commit: (_t: string, key: string, object: KubeObject) => {
-        s.revisions += 1;
-        object.metadata.resourceVersion = String(s.revisions);
-        objects.set(key, structuredClone(object));
-        return object;
-      },
-    };
-    return s;
-  }
   const env = (gr: string) => ({ type: lookupGroupResource(gr)!, now: 0, newUid: () => 'uid-7', randomSuffix: () => 'abcde' });
 
   it.each([
@@ -336,7 +322,7 @@ describe('through the write path', () => {
     ['core/secrets', { metadata: { name: 's' }, stringData: { password: 'x' } }],
     ['core/namespaces', { metadata: { name: 'n' } }],
   ])('an update of %s repeating the create body is a no-op (no new revision)', (gr, body) => {
-    const store = memoryStore();
+    const { store, commits } = memoryStore();
     const created = executeWrite(store, env(gr), { verb: 'create', namespace: gr === 'core/namespaces' ? '' : 'ns', body: JSON.stringify(body) });
     expect(created.code).toBe(201);
     const name = (body.metadata as { name: string }).name;
@@ -346,12 +332,12 @@ describe('through the write path', () => {
       : body;
     const updated = executeWrite(store, env(gr), { verb: 'update', namespace: gr === 'core/namespaces' ? '' : 'ns', name, subresource: '', body: JSON.stringify(again) });
     expect(updated.code).toBe(200);
-    expect(store.revisions).toBe(1);
+    expect(commits()).toBe(1);
     expect(updated.body).toEqual(created.body);
   });
 
   it('a Secret update with stringData changes data and stores no stringData', () => {
-    const store = memoryStore();
+    const { store } = memoryStore();
     executeWrite(store, env('core/secrets'), { verb: 'create', namespace: 'ns', body: JSON.stringify({ metadata: { name: 's' }, data: { a: 'YQ==' } }) });
     const res = executeWrite(store, env('core/secrets'), {
       verb: 'patch', namespace: 'ns', name: 's', subresource: '', patchType: 'application/merge-patch+json', body: JSON.stringify({ stringData: { b: 'bee' } }),

@@ -9,6 +9,7 @@ import { typesFromCrd } from '../../../core/crd/custom-types';
 import type { Crd } from '../../../core/crd/crd-object';
 import type { KubeObject } from '../../../core/object-meta';
 import { statusOf } from '../status-of';
+import { memoryStore } from '../memory-store';
 
 const APPLY = 'application/apply-patch+yaml';
 const MERGE = 'application/merge-patch+json';
@@ -61,24 +62,6 @@ beforeAll(() => {
 });
 afterAll(() => setCustomTypes([]));
 
-function memoryStore() {
-  const objects = new Map<string, KubeObject>();
-  let rv = 0;
-  let commits = 0;
-  const store: WriteStore = {
-    get: (key) => (objects.has(key) ? structuredClone(objects.get(key)!) : undefined),
-    objects: () => [...objects.values()].map((o) => structuredClone(o)),
-    commit: (type, key, object) => {
-      rv += 1;
-      commits += 1;
-      object.metadata.resourceVersion = String(rv);
-      if (type === 'DELETED') objects.delete(key);
-      else objects.set(key, structuredClone(object));
-      return object;
-    },
-  };
-  return { store, objects, commits: () => commits };
-}
 
 function run(store: WriteStore, req: WriteRequest, now = T0) {
   return executeWrite(store, { type: crontabs, now, newUid: () => 'uid-1', randomSuffix: () => 'abcde' }, req);

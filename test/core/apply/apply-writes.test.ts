@@ -5,28 +5,11 @@ import { executeWrite, type WriteRequest, type WriteStore } from '../../../core/
 import { lookupGroupResource } from '../../../core/registry';
 import type { KubeObject } from '../../../core/object-meta';
 import { statusOf } from '../status-of';
+import { memoryStore } from '../memory-store';
 
 const APPLY = 'application/apply-patch+yaml';
 const MERGE = 'application/merge-patch+json';
 
-function memoryStore() {
-  const objects = new Map<string, KubeObject>();
-  let rv = 0;
-  let commits = 0;
-  const store: WriteStore = {
-    get: (key) => (objects.has(key) ? structuredClone(objects.get(key)!) : undefined),
-    objects: () => [...objects.values()].map((o) => structuredClone(o)),
-    commit: (type, key, object) => {
-      rv += 1;
-      commits += 1;
-      object.metadata.resourceVersion = String(rv);
-      if (type === 'DELETED') objects.delete(key);
-      else objects.set(key, structuredClone(object));
-      return object;
-    },
-  };
-  return { store, objects, commits: () => commits };
-}
 
 const configmaps = lookupGroupResource('core/configmaps')!;
 const deployments = lookupGroupResource('apps/deployments')!;

@@ -3,30 +3,15 @@
 import { describe, expect, it } from 'vitest';
 import { executeWrite, type WriteRequest, type WriteStore } from '../../../core/writes';
 import { lookupGroupResource, type ResourceType } from '../../../core/registry';
-import type { KubeObject } from '../../../core/object-meta';
 import { escalationGuard, SYSTEM_GRANT, type EscalationGrant } from '../../../core/rbac/escalation';
 import { RbacPolicy, type UserInfo } from '../../../core/rbac/authorize';
 import { statusOf } from '../status-of';
+import { memoryStore } from '../memory-store';
 
 const roles = lookupGroupResource('rbac.authorization.k8s.io/roles')!;
 const rolebindings = lookupGroupResource('rbac.authorization.k8s.io/rolebindings')!;
 const clusterrolebindings = lookupGroupResource('rbac.authorization.k8s.io/clusterrolebindings')!;
 
-function memoryStore() {
-  const objects = new Map<string, KubeObject>();
-  let rv = 0;
-  const store: WriteStore = {
-    get: (key) => (objects.has(key) ? structuredClone(objects.get(key)!) : undefined),
-    objects: () => [...objects.values()].map((o) => structuredClone(o)),
-    commit: (type, key, object) => {
-      object.metadata.resourceVersion = String(++rv);
-      if (type === 'DELETED') objects.delete(key);
-      else objects.set(key, structuredClone(object));
-      return object;
-    },
-  };
-  return { store, objects };
-}
 
 const alice: UserInfo = { username: 'alice', uid: 'a', groups: ['devs', 'system:authenticated'] };
 

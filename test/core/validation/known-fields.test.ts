@@ -4,24 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { executeWrite, type WriteEnv, type WriteRequest, type WriteStore } from '../../../core/writes';
 import { lookupGroupResource } from '../../../core/registry';
-import type { KubeObject } from '../../../core/object-meta';
 import type { FieldValidation } from '../../../core/validation/known-fields';
 import { statusOf } from '../status-of';
+import { memoryStore } from '../memory-store';
 
-function memoryStore() {
-  const objects = new Map<string, KubeObject>();
-  let rv = 0;
-  const store: WriteStore = {
-    get: (key) => (objects.has(key) ? structuredClone(objects.get(key)!) : undefined),
-    objects: () => [...objects.values()].map((o) => structuredClone(o)),
-    commit: (_type, key, object) => {
-      object.metadata.resourceVersion = String(++rv);
-      objects.set(key, structuredClone(object));
-      return object;
-    },
-  };
-  return { store, objects };
-}
 
 const pods = lookupGroupResource('core/pods')!;
 const configmaps = lookupGroupResource('core/configmaps')!;
