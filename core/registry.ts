@@ -22,8 +22,6 @@ export interface ResourceType {
   fieldSelectors: Record<string, string>;
   // metadata.generation is 1 on create and bumps when spec changes (workload types).
   tracksGeneration: boolean;
-  // Top-level fields besides apiVersion, kind and metadata; used for fieldValidation=Strict.
-  fields: string[];
   // DELETE answers with the deleted object (pods, services) rather than a Success Status.
   returnsDeletedObject: boolean;
   // The status a new object starts with (apiserver PrepareForCreate), e.g. a pod is Pending.
@@ -53,14 +51,13 @@ function type(t: Partial<ResourceType> & Pick<ResourceType, 'group' | 'kind' | '
     nameRule: 'dns1123Subdomain',
     fieldSelectors: {},
     tracksGeneration: false,
-    fields: ['spec', 'status'],
     returnsDeletedObject: false,
     stored: true,
     ...t,
   };
 }
 
-const REVIEW: Partial<ResourceType> = { namespaced: false, verbs: ['create'], stored: false, fields: ['spec', 'status'] };
+const REVIEW: Partial<ResourceType> = { namespaced: false, verbs: ['create'], stored: false };
 
 export const RESOURCE_TYPES: readonly ResourceType[] = [
   type({
@@ -84,15 +81,14 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     subresources: ['status'], nameRule: 'dns1035Label', returnsDeletedObject: true,
     fieldSelectors: { 'spec.clusterIP': 'spec.clusterIP', 'spec.type': 'spec.type' },
   }),
-  type({ group: '', kind: 'Endpoints', resource: 'endpoints', singular: 'endpoints', shortNames: ['ep'], fields: ['subsets'] }),
-  type({ group: '', kind: 'ConfigMap', resource: 'configmaps', shortNames: ['cm'], fields: ['data', 'binaryData', 'immutable'] }),
+  type({ group: '', kind: 'Endpoints', resource: 'endpoints', singular: 'endpoints', shortNames: ['ep'] }),
+  type({ group: '', kind: 'ConfigMap', resource: 'configmaps', shortNames: ['cm'] }),
   type({
-    group: '', kind: 'Secret', resource: 'secrets', fields: ['data', 'stringData', 'type', 'immutable'],
+    group: '', kind: 'Secret', resource: 'secrets',
     fieldSelectors: { type: 'type' },
   }),
   type({
     group: '', kind: 'ServiceAccount', resource: 'serviceaccounts', shortNames: ['sa'], subresources: ['token'],
-    fields: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
   }),
   type({
     group: '', kind: 'Node', resource: 'nodes', shortNames: ['no'], namespaced: false, subresources: ['status'],
@@ -100,10 +96,6 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   }),
   type({
     group: '', kind: 'Event', resource: 'events', shortNames: ['ev'],
-    fields: [
-      'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type',
-      'eventTime', 'series', 'action', 'related', 'reportingComponent', 'reportingInstance',
-    ],
     fieldSelectors: {
       'involvedObject.kind': 'involvedObject.kind', 'involvedObject.namespace': 'involvedObject.namespace',
       'involvedObject.name': 'involvedObject.name', 'involvedObject.uid': 'involvedObject.uid',
@@ -119,10 +111,6 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   }),
   type({
     group: 'events.k8s.io', kind: 'Event', resource: 'events', shortNames: ['ev'], viewOf: 'core/events',
-    fields: [
-      'eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason', 'regarding', 'related', 'note', 'type',
-      'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount',
-    ],
   }),
   type({
     group: 'apps', kind: 'Deployment', resource: 'deployments', shortNames: ['deploy'], categories: ['all'],
@@ -140,24 +128,23 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     group: 'apps', kind: 'DaemonSet', resource: 'daemonsets', shortNames: ['ds'], categories: ['all'],
     subresources: ['status'], tracksGeneration: true,
   }),
-  type({ group: 'apps', kind: 'ControllerRevision', resource: 'controllerrevisions', fields: ['data', 'revision'] }),
+  type({ group: 'apps', kind: 'ControllerRevision', resource: 'controllerrevisions' }),
   type({
     group: 'batch', kind: 'Job', resource: 'jobs', categories: ['all'], subresources: ['status'], tracksGeneration: true,
   }),
   type({
     group: 'discovery.k8s.io', kind: 'EndpointSlice', resource: 'endpointslices',
-    fields: ['addressType', 'endpoints', 'ports'],
   }),
-  type({ group: 'coordination.k8s.io', kind: 'Lease', resource: 'leases', fields: ['spec'] }),
-  type({ group: 'rbac.authorization.k8s.io', kind: 'Role', resource: 'roles', fields: ['rules'], nameRule: 'path' }),
-  type({ group: 'rbac.authorization.k8s.io', kind: 'RoleBinding', resource: 'rolebindings', fields: ['subjects', 'roleRef'], nameRule: 'path' }),
+  type({ group: 'coordination.k8s.io', kind: 'Lease', resource: 'leases' }),
+  type({ group: 'rbac.authorization.k8s.io', kind: 'Role', resource: 'roles', nameRule: 'path' }),
+  type({ group: 'rbac.authorization.k8s.io', kind: 'RoleBinding', resource: 'rolebindings', nameRule: 'path' }),
   type({
     group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false,
-    fields: ['rules', 'aggregationRule'], nameRule: 'path',
+    nameRule: 'path',
   }),
   type({
     group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', namespaced: false,
-    fields: ['subjects', 'roleRef'], nameRule: 'path',
+    nameRule: 'path',
   }),
   type({
     group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions',

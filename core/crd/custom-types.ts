@@ -106,7 +106,6 @@ function build(crd: Crd): ResourceType[] {
       nameRule: 'dns1123Subdomain',
       fieldSelectors,
       tracksGeneration: true,
-      fields: [],
       returnsDeletedObject: false,
       stored: true,
       custom: info,
