@@ -8,11 +8,10 @@
 // x-kubernetes-*), with `$ref: "#/definitions/X"` shortened to `$ref: "X"`. One walker (core/schema/) reads them
 // for decoding, pruning, defaulting, validation, the OpenAPI documents and, later, server-side apply.
 //
-// Source: ../shared/reference/openapi/kubernetes-1.36-swagger.json (Apache-2.0, from kubernetes-client/python
-// commit 024658493d124f046fc0a9827a2a3165cf2aee28, kubernetes/swagger.json.unprocessed). The 1.36 schemas are a
-// superset of 1.32's for the served types: fields added since are optional.
+// Source: vendor/kubernetes-openapi/kubernetes-1.36-swagger.json (Apache-2.0; provenance in the NOTICE.md beside
+// it). The 1.36 schemas are a superset of 1.32's for the served types: fields added since are optional.
 //
-// Usage: npx tsx scripts/openapi-schemas.ts [swagger.json] [--check]
+// Usage: npm run gen (every generated file), or npx tsx scripts/openapi-schemas.ts [swagger.json] [--check]
 //   --check: exit 1 if the committed files differ from what the source produces (run by the unit tests).
 
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const DEFAULT_SOURCE = join(ROOT, '..', 'shared', 'reference', 'openapi', 'kubernetes-1.36-swagger.json');
+export const DEFAULT_SOURCE = join(ROOT, 'vendor', 'kubernetes-openapi', 'kubernetes-1.36-swagger.json');
 export const DEFINITIONS_FILE = join(ROOT, 'core', 'schema', 'definitions.generated.json');
 export const DESCRIPTIONS_FILE = join(ROOT, 'core', 'schema', 'descriptions.generated.json');
 

@@ -1,10 +1,10 @@
 // Script: turns Kubernetes' upstream generated.proto files (k8s.io/api, k8s.io/apimachinery) into the compact
 // schema data module core/protobuf/schema.generated.ts that core/protobuf/decode.ts reads.
 //
-// Usage: npx tsx scripts/protobuf-schema.ts <dir-with-.proto-files> [out.ts]
-//   The directory is searched recursively for *.proto (e.g. core/v1/generated.proto, apps/v1/generated.proto,
-//   pkg/apis/meta/v1/generated.proto, pkg/runtime/generated.proto, pkg/util/intstr/generated.proto,
-//   pkg/api/resource/generated.proto). Packages come from each file's `package` line, not its path.
+// Usage: npm run gen (every generated file), or npx tsx scripts/protobuf-schema.ts [dir] [out.ts] [--check]
+//   The directory (default vendor/kubernetes-proto, Kubernetes 1.36; provenance in its NOTICE.md) is searched
+//   recursively for *.proto. Packages come from each file's `package` line, not its path.
+//   --check: exit 1 if the committed module differs from what the source produces (run by the unit tests).
 //
 // What .proto text cannot say, and so is written down here (from the same packages' types.go):
 // - which scalar fields are Go pointers (KEEP_ZERO): gogo-protobuf writes every non-pointer field even when it
@@ -14,7 +14,12 @@
 // - JSON names that differ from the proto field name (JSON_NAMES): a few legacy protobuf tags kept Go's casing.
 
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const DEFAULT_PROTO_DIR = join(ROOT, 'vendor', 'kubernetes-proto');
+export const PROTOBUF_SCHEMA_FILE = join(ROOT, 'core', 'protobuf', 'schema.generated.ts');
 
 /** Proto package → the short alias used in the generated module, and the apiVersion its top-level kinds use. */
 const PACKAGES: Record<string, { alias: string; apiVersion?: string }> = {
@@ -76,7 +81,7 @@ const KEEP_ZERO: Record<string, string> = {
   'apps/v1.ReplicaSetSpec': 'replicas',
   'apps/v1.ReplicaSetStatus': 'terminatingReplicas',
   'apps/v1.RollingUpdateStatefulSetStrategy': 'partition',
-  'apps/v1.StatefulSetSpec': 'replicas revisionHistoryLimit',
+  'apps/v1.StatefulSetSpec': 'replicas revisionHistoryLimit serviceName', // serviceName: no omitempty in 1.32
   'apps/v1.StatefulSetStatus': 'collisionCount',
   'batch/v1.CronJobSpec': 'startingDeadlineSeconds suspend successfulJobsHistoryLimit failedJobsHistoryLimit',
   'batch/v1.JobSpec':
@@ -130,9 +135,14 @@ const KEEP_ZERO: Record<string, string> = {
   'core/v1.TopologySpreadConstraint': 'minDomains',
   'core/v1.Toleration': 'tolerationSeconds',
   'core/v1.WindowsSecurityContextOptions': 'hostProcess',
-  'core/v1.NodeFeatures': 'supplementalGroupsPolicy containerUlimits',
+  'core/v1.NodeFeatures': 'supplementalGroupsPolicy',
   'core/v1.NodeRuntimeHandlerFeatures': 'recursiveReadOnlyMounts userNamespaces',
   'core/v1.NodeSwapStatus': 'capacity',
+  // Fields without omitempty in 1.32's types.go that 1.36's protos mark +optional: edgeplane serves 1.32, so
+  // they keep their zero values as a 1.32 server writes them (kubectl 1.32 bodies in test/core/protobuf).
+  'authentication/v1.TokenRequestStatus': 'token',
+  'rbac/v1.RoleRef': 'apiGroup',
+  'policy/v1.PodDisruptionBudgetStatus': 'disruptionsAllowed currentHealthy desiredHealthy expectedPods',
 };
 
 /** Embedded Go structs tagged `json:",inline"`: their fields appear directly in the parent's JSON. */
@@ -258,12 +268,8 @@ function shortName(full: string, fromPkg: string): string {
   return pkg === fromPkg ? full.slice(dot + 1) : `${aliasOf(pkg)}.${full.slice(dot + 1)}`;
 }
 
-function main(): void {
-  const [dir, out = 'core/protobuf/schema.generated.ts'] = process.argv.slice(2);
-  if (!dir) {
-    console.error('usage: npx tsx scripts/protobuf-schema.ts <dir-with-.proto-files> [out.ts]');
-    process.exit(2);
-  }
+/** The generated module's text from the .proto files under `dir`. */
+export function generatedProtobufSchema(dir = DEFAULT_PROTO_DIR): string {
   const messages = new Map<string, Message>();
   for (const file of protoFiles(dir)) parseProto(readFileSync(file, 'utf8'), messages);
 
@@ -346,7 +352,7 @@ function main(): void {
 // Derived from upstream generated.proto of k8s.io/api (core, apps, batch, rbac, authentication, authorization,
 // coordination, discovery, autoscaling, policy, networking, scheduling /v1) and k8s.io/apimachinery (meta/v1,
 // runtime, util/intstr, api/resource), plus the types.go facts listed in scripts/protobuf-schema.ts.
-// Regenerate: npx tsx scripts/protobuf-schema.ts <dir holding those generated.proto files>
+// Regenerate: npm run gen (source: vendor/kubernetes-proto)
 //
 // MESSAGES: "alias.Message" → space-separated fields "number:jsonName:type[:flags]", in Go struct order (which
 // is JSON order). type: a proto scalar, map<K,V>, or a message (bare = same package, else "alias.Name").
@@ -364,8 +370,20 @@ export const MESSAGES: Record<string, string> = {
 ${entries.join('\n')}
 };
 `;
-  writeFileSync(out, body);
-  console.error(`${out}: ${reachable.size} messages, ${Object.keys(kinds).length} kinds, ${body.length} bytes`);
+  return body;
 }
 
-main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2);
+  const [dir = DEFAULT_PROTO_DIR, out = PROTOBUF_SCHEMA_FILE] = args.filter((a) => !a.startsWith('--'));
+  const body = generatedProtobufSchema(dir);
+  if (args.includes('--check')) {
+    if (readFileSync(out, 'utf8') !== body) {
+      console.error(`${out} is stale: run npm run gen`);
+      process.exit(1);
+    }
+  } else {
+    writeFileSync(out, body);
+    console.error(`${out}: ${body.length} bytes`);
+  }
+}

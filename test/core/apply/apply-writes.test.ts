@@ -1,5 +1,5 @@
 // Server-side apply and managed fields through the write paths (core/writes.ts) over an in-memory store:
-// the checklist of /work/shared/reference/crd-and-apply.md part C (22-28, 30, 32-35).
+// the checklist of the CRD-and-apply reference, part C (22-28, 30, 32-35).
 import { describe, expect, it } from 'vitest';
 import { executeWrite, type WriteRequest, type WriteStore } from '../../../core/writes';
 import { lookupGroupResource } from '../../../core/registry';
