@@ -3,6 +3,7 @@
 
 import { base64url } from 'jose';
 import { MAX_JSON_DEPTH } from './json-depth';
+import { goJsonSyntaxError } from './patch/go-json-scanner';
 
 /** message is the whole 400 BadRequest text: `invalid continue token: continue key is not valid...`. */
 export class InvalidContinueToken extends Error {
@@ -30,7 +31,9 @@ export function encodeContinue(rv: number, startKey: string): string {
 
 export function decodeContinue(token: string): ContinuePosition {
   const bytes = base64UrlDecode(new TextEncoder().encode(token));
-  const syntaxError = goJsonSyntaxError(bytes);
+  // encoding/json's syntax check runs before decoding and words the error; a token from a URL cannot be valid
+  // as deep as Go's 10,000 levels either way, so the JSON depth gate applies.
+  const syntaxError = goJsonSyntaxError(bytes, MAX_JSON_DEPTH);
   if (syntaxError) throw new InvalidContinueToken(`${NOT_VALID}: ${syntaxError}`);
   const { v, rv, start } = readToken(JSON.parse(new TextDecoder().decode(bytes)));
   if (v !== API_VERSION) {
@@ -140,178 +143,4 @@ function base64UrlDecode(src: Uint8Array): Uint8Array {
 
 function corruptInput(offset: number): InvalidContinueToken {
   return new InvalidContinueToken(`${NOT_VALID}: illegal base64 data at input byte ${offset}`);
-}
-
-// ---- encoding/json's syntax check (scanner.go), which runs before decoding and words its errors so ----
-
-class JsonEnd extends Error {}
-
-/** Go's json syntax error for `bytes`, or undefined when they are valid JSON. */
-function goJsonSyntaxError(bytes: Uint8Array): string | undefined {
-  try {
-    new JsonScanner(bytes).document();
-    return undefined;
-  } catch (e) {
-    if (e instanceof JsonEnd) return 'unexpected end of JSON input';
-    return (e as Error).message;
-  }
-}
-
-class JsonScanner {
-  private i = 0;
-  private depth = 0;
-
-  constructor(private readonly b: Uint8Array) {}
-
-  document(): void {
-    this.value();
-    this.skipSpace();
-    if (this.i < this.b.length) this.fail('after top-level value');
-  }
-
-  private value(): void {
-    this.skipSpace();
-    const c = this.peek();
-    if (c === 0x7b || c === 0x5b) this.nested(c);
-    else if (c === 0x22) this.string();
-    else if (c === 0x2d || isDigit(c)) this.number();
-    else if (c === 0x74) this.literal('true');
-    else if (c === 0x66) this.literal('false');
-    else if (c === 0x6e) this.literal('null');
-    else this.fail('looking for beginning of value');
-  }
-
-  // This scanner recurses, so it stops at the JSON depth limit (Go's scanner stops at 10000 with the
-  // same words; a token from a URL cannot be valid that deep either way).
-  private nested(c: number): void {
-    if (++this.depth > MAX_JSON_DEPTH) this.fail('exceeded max depth');
-    if (c === 0x7b) this.object();
-    else this.array();
-    this.depth--;
-  }
-
-  private object(): void {
-    this.i++;
-    this.skipSpace();
-    if (this.peek() === 0x7d) return void this.i++;
-    for (;;) {
-      this.skipSpace();
-      if (this.peek() !== 0x22) this.fail('looking for beginning of object key string');
-      this.string();
-      this.skipSpace();
-      if (this.peek() !== 0x3a) this.fail('after object key');
-      this.i++;
-      this.value();
-      this.skipSpace();
-      const c = this.peek();
-      if (c === 0x7d) return void this.i++;
-      if (c !== 0x2c) this.fail('after object key:value pair');
-      this.i++;
-    }
-  }
-
-  private array(): void {
-    this.i++;
-    this.skipSpace();
-    if (this.peek() === 0x5d) return void this.i++;
-    for (;;) {
-      this.value();
-      this.skipSpace();
-      const c = this.peek();
-      if (c === 0x5d) return void this.i++;
-      if (c !== 0x2c) this.fail('after array element');
-      this.i++;
-    }
-  }
-
-  private string(): void {
-    this.i++;
-    for (;;) {
-      const c = this.peek();
-      if (c === 0x22) return void this.i++;
-      if (c < 0x20) this.fail('in string literal');
-      this.i++;
-      if (c !== 0x5c) continue;
-      const e = this.peek();
-      if (e === 0x75) {
-        this.i++;
-        for (let k = 0; k < 4; k++) {
-          if (!isHex(this.peek())) this.fail('in \\u hexadecimal character escape');
-          this.i++;
-        }
-      } else if ('"\\/bfnrt'.includes(String.fromCharCode(e))) {
-        this.i++;
-      } else {
-        this.fail('in string escape code');
-      }
-    }
-  }
-
-  private number(): void {
-    if (this.peek() === 0x2d) this.i++;
-    const first = this.peek();
-    if (first === 0x30) this.i++;
-    else if (isDigit(first)) this.digits();
-    else this.fail('in numeric literal');
-    if (this.peekOrEnd() === 0x2e) {
-      this.i++;
-      if (!isDigit(this.peek())) this.fail('after decimal point in numeric literal');
-      this.digits();
-    }
-    const e = this.peekOrEnd();
-    if (e === 0x65 || e === 0x45) {
-      this.i++;
-      const sign = this.peek();
-      if (sign === 0x2b || sign === 0x2d) this.i++;
-      if (!isDigit(this.peek())) this.fail('in exponent of numeric literal');
-      this.digits();
-    }
-  }
-
-  private digits(): void {
-    while (isDigit(this.peekOrEnd())) this.i++;
-  }
-
-  private literal(word: string): void {
-    this.i++;
-    for (let k = 1; k < word.length; k++) {
-      if (this.peek() !== word.charCodeAt(k)) this.fail(`in literal ${word} (expecting ${quoteChar(word.charCodeAt(k))})`);
-      this.i++;
-    }
-  }
-
-  private skipSpace(): void {
-    while ([0x20, 0x09, 0x0a, 0x0d].includes(this.peekOrEnd())) this.i++;
-  }
-
-  /** The current byte; running out of input here is Go's "unexpected end of JSON input". */
-  private peek(): number {
-    if (this.i >= this.b.length) throw new JsonEnd();
-    return this.b[this.i];
-  }
-
-  private peekOrEnd(): number {
-    return this.i < this.b.length ? this.b[this.i] : -1;
-  }
-
-  private fail(context: string): never {
-    throw new Error(`invalid character ${quoteChar(this.peek())} ${context}`);
-  }
-}
-
-const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
-const isHex = (c: number): boolean => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
-
-/** scanner.go quoteChar: the byte as a Go-quoted rune in single quotes. */
-function quoteChar(c: number): string {
-  if (c === 0x27) return "'\\''";
-  if (c === 0x22) return `'"'`;
-  const ch = String.fromCharCode(c);
-  if (c >= 0x20 && c < 0x7f) return `'${ch === '\\' ? '\\\\' : ch}'`;
-  const short: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
-  if (short[c]) return `'${short[c]}'`;
-  // Bytes 0xa1-0xff become printable Latin-1 runes in Go's string(c); the rest are escaped.
-  if (c < 0x20 || c === 0x7f) return `'\\x${c.toString(16).padStart(2, '0')}'`;
-  if (c >= 0xa1 && c !== 0xad) return `'${ch}'`;
-  return `'\\u${c.toString(16).padStart(4, '0')}'`;
 }
