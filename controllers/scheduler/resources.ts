@@ -4,7 +4,7 @@
 // container without a cpu or memory request counts as 100m / 200Mi, so pods without requests still spread.
 
 import type { KubeObject } from '../../client/types';
-import { milliValue, value } from './quantity';
+import { milliValue, value } from '../../core/quantity';
 
 export interface Resources {
   cpu: number; // millicores

@@ -25,7 +25,7 @@
 import { base64Error, canonicalBase64, encodeBytes } from './base64';
 import { canonicalTime, TimeParseError } from './go-time';
 import type { Leaf, SchemaNode } from './node';
-import { canonicalQuantity, QuantityError } from './quantity';
+import { canonicalQuantity, QuantityError } from '../quantity';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 

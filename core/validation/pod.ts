@@ -8,7 +8,7 @@ import {
   labelValueMessages, notFound, notSupported, regexError, required, validateAnnotations, validateLabels,
 } from './names';
 import { PROTOCOLS, portNumMessages, portNameMessages, portNumOrName } from './ports';
-import { compareQuantity, formatQuantity, isNegative, isWhole, parseQuantity, type Quantity } from './quantity';
+import { compareQuantity, formatQuantity, isNegative, isWhole, tryParseQuantity as parseQuantity, type Quantity } from '../quantity';
 import { Causes, entries, isObj, type Obj } from './shape';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];

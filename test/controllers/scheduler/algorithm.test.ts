@@ -3,7 +3,7 @@ import type { KubeObject } from '../../../client/types';
 import { filterNode, fitErrorMessage, scoreNodes, selectHost } from '../../../controllers/scheduler/algorithm';
 import { NodeUsageCache } from '../../../controllers/scheduler/node-info';
 import { requirementMatches } from '../../../controllers/scheduler/node-affinity';
-import { milliValue, value } from '../../../controllers/scheduler/quantity';
+import { milliValue, value } from '../../../core/quantity';
 import { podRequests } from '../../../controllers/scheduler/resources';
 import { firstUntolerated, tolerates } from '../../../controllers/scheduler/taints';
 import { addDefaultTolerations } from '../../../core/pods/default-tolerations';

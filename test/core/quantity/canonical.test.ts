@@ -1,7 +1,7 @@
 // resource.Quantity as kube stores it: canonical forms and errors, with cases from apimachinery's
 // pkg/api/resource/quantity_test.go (TestQuantityParseEmit, TestQuantityString, invalid inputs).
 import { describe, expect, it } from 'vitest';
-import { canonicalQuantity, QUANTITY_FORMAT_ERROR, QUANTITY_SUFFIX_ERROR } from '../../../core/schema/quantity';
+import { canonicalQuantity, QUANTITY_FORMAT_ERROR, QUANTITY_SUFFIX_ERROR } from '../../../core/quantity';
 
 describe('canonicalQuantity', () => {
   it.each([
@@ -31,5 +31,20 @@ describe('canonicalQuantity', () => {
 
   it.each(['0.1mi', '-3.01e-', '.5i', '1i', '-3.01i', '1K'])('rejects %j with the suffix error', (input) => {
     expect(() => canonicalQuantity(input)).toThrow(QUANTITY_SUFFIX_ERROR);
+  });
+});
+
+describe('canonicalQuantity on hostile input', () => {
+  // A render loop dividing by ten once per trailing zero made "1" and 100,000 zeros take 5.7 s, and
+  // "1e-2000000" computed 10^1999991 (0.26 s; 10^2147483638 never ends): both are now one pass over the text.
+  it('renders a thousand trailing zeros and extreme exponents without arithmetic on their size', () => {
+    expect(canonicalQuantity(`1${'0'.repeat(999)}`)).toBe('1e999');
+    expect(canonicalQuantity('1e-2147483647')).toBe('1e-9');
+    expect(canonicalQuantity('6e2147483646')).toBe('6e2147483646');
+    expect(canonicalQuantity('5e2147483647')).toBe('50e2147483646');
+  });
+
+  it('refuses more than 1,000 digits with the numeric error', () => {
+    expect(() => canonicalQuantity(`1${'0'.repeat(100_000)}`)).toThrow('unable to parse numeric part of quantity');
   });
 });

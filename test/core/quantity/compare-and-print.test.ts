@@ -1,6 +1,6 @@
 // resource.Quantity parsing, comparison and canonical printing.
 import { describe, expect, it } from 'vitest';
-import { compareQuantity, formatQuantity, parseQuantity, QUANTITY_FORMAT_ERROR, type Quantity } from '../../../core/validation/quantity';
+import { compareQuantity, formatQuantity, tryParseQuantity as parseQuantity, QUANTITY_FORMAT_ERROR, type Quantity } from '../../../core/quantity';
 
 const q = (s: string | number) => parseQuantity(s) as Quantity;
 
@@ -20,7 +20,12 @@ describe('quantity', () => {
     expect(compareQuantity(q('1e3'), q('1k'))).toBe(0);
   });
 
-  it.each(['', 'abc', '1.2.3', '1Xi', '--1', 'Gi'])('rejects %j', (s) => {
+  // parseQuantityString reads a suffix with no digits before it as zero ("Gi" is 0), as Go does.
+  it('reads a bare suffix as zero, as Go does', () => {
+    expect(formatQuantity(q('Gi'))).toBe('0');
+  });
+
+  it.each(['', 'abc', '1.2.3', '1Xi', '--1'])('rejects %j', (s) => {
     expect(typeof parseQuantity(s)).toBe('string');
   });
 
@@ -30,9 +35,12 @@ describe('quantity', () => {
 });
 
 describe('quantity bounds', () => {
-  it('refuses absurd exponents and digit counts instead of computing with them', () => {
-    expect(typeof parseQuantity('1e999999')).toBe('string');
+  it('refuses absurd digit counts, and takes any int32 exponent (as Go) without computing with it', () => {
     expect(typeof parseQuantity('9'.repeat(100_000))).toBe('string');
     expect(formatQuantity(q('1e300'))).toBe('1e300');
+    expect(formatQuantity(q('1e999999'))).toBe('1e999999');
+    expect(formatQuantity(q('2e-2147483647'))).toBe('1e-9');
+    expect(compareQuantity(q('1e999999'), q('1e-999999'))).toBe(1);
+    expect(compareQuantity(q('-1e999999'), q('1'))).toBe(-1);
   });
 });
