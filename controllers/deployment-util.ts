@@ -4,6 +4,7 @@
 
 import type { KubeObject } from '../client/types';
 import type { LabelSelectorSpec } from '../core/selectors/label-selector';
+import { fnv1a32 } from '../core/hash';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
 export const REVISION_HISTORY = 'deployment.kubernetes.io/revision-history';
@@ -124,13 +125,7 @@ const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
  * serves, as only stability and uniqueness matter.
  */
 export function computeHash(template: unknown, collisionCount?: number): string {
-  let h = 0x811c9dc5;
-  const text = canonical(template) + (collisionCount !== undefined ? `#${collisionCount}` : '');
-  const bytes = new TextEncoder().encode(text);
-  for (const b of bytes) {
-    h ^= b;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
+  const h = fnv1a32(canonical(template) + (collisionCount !== undefined ? `#${collisionCount}` : ''));
   return [...String(h)].map((c) => SAFE_ALPHABET[c.charCodeAt(0) % SAFE_ALPHABET.length]).join('');
 }
 

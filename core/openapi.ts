@@ -35,6 +35,7 @@
 import { apiVersionOf, typesInGroupVersion, type ResourceType } from './registry';
 import { servedGroupVersions, SERVER_VERSION } from './discovery';
 import { definitionFor, publishedSchema, referencedDefinitions, type Schema } from './openapi-schemas';
+import { fnv1a64Hex } from './hash';
 
 export interface OpenApiV3Index {
   paths: Record<string, { serverRelativeURL: string }>;
@@ -117,22 +118,8 @@ export function publishedV3Document(group: string, version: string): PublishedV3
   return published;
 }
 
-/**
- * FNV-1a 64 over UTF-16 code units, upper-case hex: stable across isolates without node:crypto. The 64-bit product
- * by the FNV prime (2^40 + 0x1b3) is done on two 32-bit halves: a BigInt per character would cost ~100 ms on a
- * half-megabyte document.
- */
-export function contentHash(text: string): string {
-  let hi = 0xcbf29ce4;
-  let lo = 0x84222325;
-  for (let i = 0; i < text.length; i++) {
-    lo ^= text.charCodeAt(i);
-    const low = (lo >>> 0) * 0x1b3; // < 2^41: exact in a double
-    hi = (Math.imul(hi, 0x1b3) + Math.floor(low / 0x1_0000_0000) + (lo << 8)) >>> 0;
-    lo = low >>> 0;
-  }
-  return (hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0')).toUpperCase();
-}
+/** The documents' ETag: a content hash, stable across isolates without node:crypto. */
+export const contentHash = fnv1a64Hex;
 
 // ---- naming, as kube-openapi names things ----
 

@@ -10,6 +10,7 @@ import type { RequestAttributes } from '../core/rbac/rules';
 import { AUTHORIZER_PREFIX } from '../durable-objects/replication';
 import type { Admission } from '../durable-objects/authorizer';
 import type { AppEnv, Bindings } from './env';
+import { fnv1a32 } from '../core/hash';
 
 export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = c.get('user');
@@ -49,9 +50,7 @@ export function resourceAttributes(info: Pick<ResourceRequest, 'verb' | 'group' 
 /** Users are spread over AUTHZ_SHARDS authorizers by a hash of their name; each follows RBAC itself. */
 export function authorizerFor(env: Bindings, user: UserInfo) {
   const shards = Math.max(1, Number(env.AUTHZ_SHARDS ?? 1) || 1);
-  let h = 0;
-  for (const ch of user.username) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-  const name = `${AUTHORIZER_PREFIX}${h % shards}`;
+  const name = `${AUTHORIZER_PREFIX}${fnv1a32(user.username) % shards}`;
   return { name, stub: env.AUTHORIZER.get(env.AUTHORIZER.idFromName(name)) };
 }
 
