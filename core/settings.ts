@@ -1,0 +1,148 @@
+// Core: every setting edgeplane reads from its environment (wrangler.toml [vars], .dev.vars, or a test's vars), as
+// one table of named settings with units, defaults and bounds, parsed once at each entry point (the Worker and
+// each Durable Object) into a typed `Settings`. One rule per kind; a value that breaks it is a problem naming the
+// setting — the entry refuses to serve with it — never a silent fallback. Code receives `Settings`, never `env`.
+// docs/configuration.md's table is generated from this table (scripts/settings-doc.ts, `npm run gen`).
+//
+// The rules: numbers are decimal integers (or, for rates, decimals) within the setting's bounds; unset or blank
+// means the default. Booleans are true/on or false/off (any case); blank means false, so CONTROLLERS = "" turns
+// the loops off. Lists are comma-separated, trimmed, empty items dropped. Strings are trimmed; blank means default.
+
+type Value = number | boolean | string | readonly string[];
+
+interface Spec<T extends Value> {
+  env: string;
+  kind: 'integer' | 'seconds' | 'bytes' | 'rate' | 'boolean' | 'list' | 'string';
+  default: T;
+  min?: number;
+  max?: number;
+  doc: string;
+}
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+const integer = (env: string, d: number, min: number, max: number, doc: string): Spec<number> => ({ env, kind: 'integer', default: d, min, max, doc });
+const seconds = (env: string, d: number, min: number, max: number, doc: string): Spec<number> => ({ env, kind: 'seconds', default: d, min, max, doc });
+const bytes = (env: string, d: number, min: number, max: number, doc: string): Spec<number> => ({ env, kind: 'bytes', default: d, min, max, doc });
+const rate = (env: string, d: number, min: number, max: number, doc: string): Spec<number> => ({ env, kind: 'rate', default: d, min, max, doc });
+const boolean = (env: string, d: boolean, doc: string): Spec<boolean> => ({ env, kind: 'boolean', default: d, doc });
+const list = (env: string, doc: string): Spec<readonly string[]> => ({ env, kind: 'list', default: [], doc });
+const string = (env: string, d: string, doc: string): Spec<string> => ({ env, kind: 'string', default: d, doc });
+
+const DAY = 24 * 60 * 60;
+
+/** The table: a setting's key in `Settings` → its environment name, kind, default, bounds and meaning. */
+export const SETTINGS = {
+  // The canonical log
+  eventRetentionCount: integer('EVENT_RETENTION_COUNT', 10_000, 1, 10_000_000, 'events kept per resource type; resuming from before them answers 410 Expired'),
+  eventRetentionSeconds: seconds('EVENT_RETENTION_SECONDS', 0, 0, 365 * DAY, 'if not 0, events older than this are compacted too'),
+  // Watch caches (the store's and every replica's)
+  watchWindowEvents: integer('WATCH_WINDOW_EVENTS', 10_000, 1, 1_000_000, 'events kept in memory for resumes and RV-exact lists'),
+  watchWindowBytes: bytes('WATCH_WINDOW_BYTES', 32 * MiB, 1 * MiB, 96 * MiB, 'the same window bounded in bytes (the isolate has 128 MB)'),
+  watchBookmarkIntervalSeconds: seconds('WATCH_BOOKMARK_INTERVAL_SECONDS', 60, 1, DAY, 'BOOKMARK events to watchers that asked for them'),
+  watchHeartbeatSeconds: seconds('WATCH_HEARTBEAT_SECONDS', 30, 1, 3600, 'idle HTTP watch streams get a blank line this often'),
+  watchMinTimeoutSeconds: seconds('WATCH_MIN_TIMEOUT_SECONDS', 1800, 1, DAY, "a watch without timeoutSeconds ends after this to twice this (kube's --min-request-timeout)"),
+  watchBufferBytes: bytes('WATCH_BUFFER_BYTES', 1 * MiB, 16 * KiB, 64 * MiB, 'per HTTP watcher, unsent bytes before a slow watcher is closed (it resumes)'),
+  watchSocketBudgetBytes: bytes('WATCH_SOCKET_BUDGET_BYTES', 16 * MiB, 64 * KiB, 1024 * MiB, 'per WebSocket watcher, bytes sent since the client was last heard from before it is closed'),
+  maxWatchers: integer('MAX_WATCHERS', 6000, 1, 32_768, 'watchers per store or replica of a type; beyond it new watches get 429'),
+  maxWatchesPerUser: integer('MAX_WATCHES_PER_USER', 1000, 1, 32_768, 'open watches of one user per type in one store or replica (429 beyond; system:masters exempt)'),
+  // Replicas and authorizers
+  replicaLocations: list('REPLICA_LOCATIONS', 'location hints of watch-cache replicas; empty: the store serves watches itself'),
+  replicasPerLocation: integer('REPLICAS_PER_LOCATION', 1, 1, 64, 'replicas per location; watchers are spread over them by user and address'),
+  authzShards: integer('AUTHZ_SHARDS', 1, 1, 256, 'authorizer Durable Objects, users spread over them by a hash of their name'),
+  authzDecisionCacheBytes: bytes('AUTHZ_DECISION_CACHE_BYTES', 16 * MiB, 0, 64 * MiB, 'per authorizer shard, cached RBAC decisions (0: none)'),
+  rateLimitQps: rate('RATE_LIMIT_QPS', 200, 0.001, 1_000_000, "per user, requests per second (token bucket; system:masters exempt)"),
+  rateLimitBurst: integer('RATE_LIMIT_BURST', 400, 1, 10_000_000, 'per user, the bucket size'),
+  // Authentication
+  anonymousAuth: boolean('ANONYMOUS_AUTH', false, 'anonymous requests on every path (RBAC still decides); otherwise only /healthz, /livez, /readyz, /version'),
+  serviceAccountIssuer: string('SERVICE_ACCOUNT_ISSUER', 'https://kubernetes.default.svc.cluster.local', 'the iss of ServiceAccount tokens'),
+  apiAudiences: list('API_AUDIENCES', 'audiences a ServiceAccount token must hold one of; empty: the issuer'),
+  serviceAccountMaxTokenExpirationSeconds: seconds('SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS', DAY, 3600, 2 ** 32, 'longer TokenRequests are shortened to this, with a warning'),
+  // The simulated cluster
+  controllers: boolean('CONTROLLERS', true, 'the control loops, scheduler, simulated kubelets and kube-proxy stand-ins'),
+  simulatedNodes: integer('SIMULATED_NODES', 3, 0, 250, 'simulated kubelets node-1, node-2, …'),
+  nodeMonitorGraceSeconds: seconds('NODE_MONITOR_GRACE_SECONDS', 40, 1, DAY, 'Lease silence before a node is Unknown and tainted'),
+  defaultTolerationSeconds: seconds('DEFAULT_TOLERATION_SECONDS', 300, 0, 365 * DAY, 'the not-ready/unreachable tolerations every new pod gets'),
+  eventTtlSeconds: seconds('EVENT_TTL_SECONDS', 3600, 1, 365 * DAY, "events expire this long after their last recorded time (kube's --event-ttl)"),
+  // Tests only
+  enableTestHooks: boolean('ENABLE_TEST_HOOKS', false, 'POST /debug/raw-write and other test hooks; never in production'),
+} as const;
+
+type Table = typeof SETTINGS;
+type Widen<T> = T extends number ? number : T extends boolean ? boolean : T extends string ? string : readonly string[];
+export type Settings = { readonly [K in keyof Table]: Widen<Table[K]['default']> };
+
+export interface Parsed {
+  settings: Settings;
+  problems: string[]; // each names its setting; empty when every value is good
+}
+
+/** Parses every setting of `env`; `env` may hold anything else too (bindings, secrets). */
+export function parseSettings(env: object): Parsed {
+  const raw = env as Record<string, unknown>;
+  const problems: string[] = [];
+  const out: Record<string, Value> = {};
+  for (const [key, spec] of Object.entries(SETTINGS) as [string, Spec<Value>][]) {
+    const r = parseOne(spec, raw[spec.env]);
+    if (typeof r === 'object' && r !== null && 'problem' in r) {
+      problems.push(`${spec.env}: ${r.problem}`);
+      out[key] = spec.default;
+    } else {
+      out[key] = r as Value;
+    }
+  }
+  return { settings: out as Settings, problems };
+}
+
+/** The defaults, as if the environment set nothing (tests, tools). */
+export const DEFAULT_SETTINGS: Settings = parseSettings({}).settings;
+
+/** `DEFAULT_SETTINGS` with some values replaced (tests). */
+export function settingsWith(overrides: Partial<Settings>): Settings {
+  return { ...DEFAULT_SETTINGS, ...overrides };
+}
+
+function parseOne(spec: Spec<Value>, value: unknown): Value | { problem: string } {
+  if (value === undefined || value === null) return spec.default;
+  if (typeof value !== 'string') return { problem: `must be a string, not ${typeof value}` };
+  const text = value.trim();
+  switch (spec.kind) {
+    case 'boolean': {
+      const t = text.toLowerCase();
+      if (t === 'true' || t === 'on') return true;
+      if (t === 'false' || t === 'off' || t === '') return false;
+      return { problem: `must be true, false, on or off, not ${JSON.stringify(value)}` };
+    }
+    case 'list':
+      return text.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'string':
+      return text === '' ? spec.default : text;
+    default: {
+      if (text === '') return spec.default;
+      const whole = spec.kind !== 'rate';
+      const shape = whole ? /^[+-]?\d+$/ : /^[+-]?(\d+\.?\d*|\.\d+)$/;
+      const n = Number(text);
+      if (!shape.test(text) || !Number.isFinite(n)) {
+        return { problem: `must be ${whole ? 'a whole number' : 'a number'}${unit(spec)}, not ${JSON.stringify(value)}` };
+      }
+      if (n < spec.min! || n > spec.max!) return { problem: `must be between ${spec.min} and ${spec.max}${unit(spec)}, not ${text}` };
+      return n;
+    }
+  }
+}
+
+function unit(spec: Spec<Value>): string {
+  return spec.kind === 'seconds' ? ' (seconds)' : spec.kind === 'bytes' ? ' (bytes)' : spec.kind === 'rate' ? ' (per second)' : '';
+}
+
+/** One row per setting for docs/configuration.md: name, kind, default, bounds, meaning. */
+export function settingsRows(): { env: string; kind: string; default: string; range: string; doc: string }[] {
+  return (Object.values(SETTINGS) as Spec<Value>[]).map((s) => ({
+    env: s.env,
+    kind: s.kind,
+    default: Array.isArray(s.default) ? (s.default.length ? s.default.join(',') : '(empty)') : String(s.default),
+    range: s.min !== undefined ? `${s.min} – ${s.max}` : '',
+    doc: s.doc,
+  }));
+}
