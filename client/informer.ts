@@ -17,6 +17,9 @@ export interface InformerOptions extends ConnectionOptions {
   timeoutSeconds?: number; // asked of the server per watch; it closes the stream then and the watch resumes
   allowWatchBookmarks?: boolean; // default true: bookmarks keep a quiet watch's resourceVersion resumable
   backoff?: BackoffOptions;
+  // client-go's SetTransform: every listed and watched object passes through it before the cache and the
+  // handlers see it (e.g. keep metadata only, so a cache of Secrets does not hold their data).
+  transform?: (object: KubeObject) => KubeObject;
   onError?(error: unknown): void; // a failed list or refused watch; the informer retries after a backoff
 }
 
@@ -116,7 +119,7 @@ export function createInformer(opts: InformerOptions): Informer {
           onEvent: (event) => {
             rv = event.object.metadata?.resourceVersion || rv;
             backoff.reset();
-            apply(event);
+            apply(opts.transform && event.type !== 'BOOKMARK' ? { ...event, object: opts.transform(event.object) } : event);
           },
         });
         // Expired: list again, after a pause that stays short while events flow but grows if every

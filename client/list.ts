@@ -10,6 +10,7 @@ export interface ListOptions extends ConnectionOptions {
   fieldSelector?: string;
   limit?: number; // page size; 0 or undefined: one request
   signal?: AbortSignal;
+  transform?: (object: KubeObject) => KubeObject; // applied to each item as its page arrives (keep only what is needed)
 }
 
 export interface ListResult {
@@ -47,7 +48,8 @@ export async function listAll(o: ListOptions): Promise<ListResult> {
     // look the same to handlers.
     const kind = body.kind?.endsWith('List') ? body.kind.slice(0, -'List'.length) : undefined;
     for (const item of body.items ?? []) {
-      items.push(item.kind || !kind ? item : { apiVersion: body.apiVersion, kind, ...item });
+      const full = item.kind || !kind ? item : { apiVersion: body.apiVersion, kind, ...item };
+      items.push(o.transform ? o.transform(full) : full);
     }
     if (!token) resourceVersion = body.metadata?.resourceVersion ?? '';
     token = body.metadata?.continue || undefined;

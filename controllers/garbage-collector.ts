@@ -31,6 +31,8 @@ interface Node {
   name: string;
   owners: OwnerReference[];
   dependents: Set<string>;
+  deletingDependents: boolean; // deleted with the foregroundDeletion finalizer (kube's node.deletingDependents)
+  orphaning: boolean; // deleted with the orphan finalizer
 }
 
 export type OwnerState = 'solid' | 'dangling' | 'waiting';
@@ -95,33 +97,47 @@ export class GarbageCollector {
     if (!uid) return;
     const prior = this.nodes.get(uid);
     const owners = ownerRefs(obj);
+    const finalizers = (obj.metadata.finalizers ?? []) as string[];
+    const deleting = !!obj.metadata.deletionTimestamp;
     const node: Node = {
       uid, type, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name!, owners,
       dependents: prior?.dependents ?? this.waitingDependents.get(uid) ?? new Set(),
+      deletingDependents: deleting && finalizers.includes(FOREGROUND),
+      orphaning: deleting && finalizers.includes(ORPHAN),
     };
     this.waitingDependents.delete(uid);
     this.nodes.set(uid, node);
-    const before = new Set((prior?.owners ?? []).map((o) => o.uid));
+    const before = new Map((prior?.owners ?? []).map((o) => [o.uid, o]));
     const after = new Set(owners.map((o) => o.uid));
-    for (const o of before) if (!after.has(o)) this.unlink(o, uid);
+    for (const [o, ref] of before) {
+      if (after.has(o)) continue;
+      this.unlink(o, uid);
+      // addUnblockedOwnersToDeleteQueue: a foreground-deleting owner may have lost its last blocking dependent.
+      if (ref.blockOwnerDeletion && this.nodes.has(o)) this.attemptToDelete.add(o);
+    }
     for (const o of owners) {
-      if (before.has(o.uid)) continue;
+      const was = before.get(o.uid);
+      if (was) {
+        if (was.blockOwnerDeletion && !o.blockOwnerDeletion && this.nodes.has(o.uid)) this.attemptToDelete.add(o.uid);
+        continue;
+      }
       const owner = this.nodes.get(o.uid);
-      if (owner) owner.dependents.add(uid);
-      else {
+      if (owner) {
+        owner.dependents.add(uid);
+        if (owner.deletingDependents) this.attemptToDelete.add(uid); // a late dependent of an owner already waiting
+      } else {
         let set = this.waitingDependents.get(o.uid);
         if (!set) this.waitingDependents.set(o.uid, (set = new Set()));
         set.add(uid);
         this.attemptToDelete.add(uid); // an owner nobody has seen: verify it
       }
     }
-    const finalizers = obj.metadata.finalizers ?? [];
-    if (obj.metadata.deletionTimestamp) {
-      if ((finalizers as string[]).includes(ORPHAN)) this.attemptToOrphan.add(uid);
-      if ((finalizers as string[]).includes(FOREGROUND)) {
-        this.attemptToDelete.add(uid);
-        for (const dep of node.dependents) this.attemptToDelete.add(dep);
-      }
+    // processTransitions: only the change into a deleting state queues work, so an object that stays stuck
+    // with its finalizer (one that owns itself) is not looked at again on every update.
+    if (node.orphaning && !prior?.orphaning) this.attemptToOrphan.add(uid);
+    if (node.deletingDependents && !prior?.deletingDependents) {
+      this.attemptToDelete.add(uid);
+      for (const dep of node.dependents) this.attemptToDelete.add(dep);
     }
     // An owner reference to a foreground-deleting owner that went away, or a changed owner set: look again.
     if (prior && (before.size !== after.size || [...after].some((o) => !before.has(o)))) this.attemptToDelete.add(uid);
@@ -142,9 +158,10 @@ export class GarbageCollector {
     for (const o of node.owners) {
       this.unlink(o.uid, node.uid);
       // A foreground-deleting owner may now be free of blocking dependents.
-      if (this.nodes.has(o.uid)) this.attemptToDelete.add(o.uid);
+      if (this.nodes.get(o.uid)?.deletingDependents) this.attemptToDelete.add(o.uid);
     }
     for (const dep of node.dependents) {
+      if (dep === node.uid) continue; // it owned itself
       this.attemptToDelete.add(dep);
       // The dependents now point at a missing owner: keep them findable.
       let set = this.waitingDependents.get(node.uid);
@@ -186,17 +203,7 @@ export class GarbageCollector {
     const finalizers = (obj.metadata.finalizers ?? []) as string[];
     if (obj.metadata.deletionTimestamp) {
       if (!finalizers.includes(FOREGROUND)) return;
-      // processDeletingDependentsItem: done once no dependent blocks the owner's deletion.
-      const blocking = [...node.dependents].filter((dep) => {
-        const depNode = this.nodes.get(dep);
-        return depNode?.owners.some((o) => o.uid === uid && o.blockOwnerDeletion);
-      });
-      if (blocking.length === 0) {
-        await this.removeFinalizer(node, obj, FOREGROUND);
-        return;
-      }
-      for (const dep of blocking) this.attemptToDelete.add(dep);
-      return;
+      return this.processDeletingDependents(node, obj);
     }
     const owners = await Promise.all(node.owners.map(async (o) => ({ uid: o.uid, state: await this.ownerState(node.namespace, o) })));
     const action = gcDecision(owners, node.dependents.size > 0, finalizers);
@@ -205,8 +212,38 @@ export class GarbageCollector {
         metadata: { ownerReferences: action.uids.map((u) => ({ $patch: 'delete', uid: u })), uid },
       }).catch(ignoreGone);
     } else if (action.kind === 'delete') {
+      // attemptToDeleteItem: an owner waits for this object, which is to go in the foreground too; if one of its
+      // own dependents is already waiting for its dependents (an ownership cycle), its references stop blocking
+      // first, so the waiting owner can finish and the cycle comes apart.
+      if (action.policy === 'Foreground' && owners.some((o) => o.state === 'waiting')
+        && [...node.dependents].some((d) => this.nodes.get(d)?.deletingDependents)) {
+        await this.unblockOwnerReferences(node);
+      }
       await this.d.api.delete(node.type.ref, node.namespace, node.name, { propagationPolicy: action.policy, preconditions: { uid } }).catch(ignoreGone);
     }
+  }
+
+  /**
+   * processDeletingDependentsItem: the foregroundDeletion finalizer comes off once no dependent blocks; until
+   * then the blocking dependents are (re)considered for deletion — except those waiting for their own
+   * dependents, which come back when they change. An object that blocks its own deletion (it owns itself)
+   * therefore stays with its finalizer, as on kube, instead of being re-queued for ever.
+   */
+  private async processDeletingDependents(node: Node, obj: KubeObject): Promise<void> {
+    const blocking = [...node.dependents].map((dep) => this.nodes.get(dep))
+      .filter((d): d is Node => !!d && d.owners.some((o) => o.uid === node.uid && o.blockOwnerDeletion));
+    if (blocking.length === 0) {
+      await this.removeFinalizer(node, obj, FOREGROUND);
+      return;
+    }
+    for (const dep of blocking) if (!dep.deletingDependents) this.attemptToDelete.add(dep.uid);
+  }
+
+  /** unblockOwnerReferencesStrategicMergePatch: every blocking reference of `node` set to blockOwnerDeletion: false. */
+  private async unblockOwnerReferences(node: Node): Promise<void> {
+    const refs = node.owners.filter((o) => o.blockOwnerDeletion).map((o) => ({ ...o, blockOwnerDeletion: false }));
+    if (refs.length === 0) return;
+    await this.d.api.patch(node.type.ref, node.namespace, node.name, 'strategic', { metadata: { ownerReferences: refs, uid: node.uid } }).catch(ignoreGone);
   }
 
   /** orphanDependents, then the `orphan` finalizer comes off the owner. */

@@ -1,6 +1,8 @@
 // Controllers: one shared informer per resource type for every controller in the manager (client-go's
 // SharedInformerFactory), with a namespace index kept by the first handler so every controller handler
-// already sees it updated.
+// already sees it updated. A type only metadata readers ask for (the garbage collector's ConfigMaps and
+// Secrets) is cached as metadata only, as kube's GC uses metadata informers: a tenant's 40 MB of Secrets
+// then costs the manager their names, not their data.
 
 import { createInformer, type Informer } from '../client/informer';
 import type { FetchFn, KubeObject } from '../client/types';
@@ -64,13 +66,48 @@ export interface InformerSource {
   onError?: (resource: string, e: unknown) => void;
 }
 
+/**
+ * The ObjectMeta fields the garbage collector reads, and nothing else: not labels, annotations (kubectl's
+ * last-applied-configuration repeats the whole object) or managedFields. Applied as objects arrive.
+ */
+export function metadataOnly(obj: KubeObject): KubeObject {
+  const m = obj.metadata ?? {};
+  const metadata: KubeObject['metadata'] = { name: m.name, uid: m.uid, resourceVersion: m.resourceVersion };
+  if (m.namespace !== undefined) metadata.namespace = m.namespace;
+  if (m.ownerReferences !== undefined) metadata.ownerReferences = m.ownerReferences;
+  if (m.finalizers !== undefined) metadata.finalizers = m.finalizers;
+  if (m.deletionTimestamp !== undefined) metadata.deletionTimestamp = m.deletionTimestamp;
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
+}
+
+// worker/replicas.ts LOCATION_HEADER: a metadata-only informer reads from the canonical store, which holds every
+// object anyway, rather than waking a watch-cache replica to hold a second whole copy just for the collector.
+const LOCATION_HEADER = 'x-edgeplane-location';
+
+// A metadata-only list costs the manager a page of whole objects while it parses it: smaller pages bound that
+// (500 Secrets near the 1.5 MiB object limit would be most of a gigabyte).
+const METADATA_PAGE_SIZE = 50;
+
 class ApiInformer implements SharedInformer {
   private readonly cache = new IndexedCache();
   readonly informer: Informer;
+  metadataOnly: boolean; // fixed when the informer starts
 
-  constructor(ref: ResourceRef, source: InformerSource) {
+  constructor(ref: ResourceRef, source: InformerSource, metadata: boolean) {
+    this.metadataOnly = metadata;
+    const self = this; // the mode is read as the informer lists, so a later for() can still ask for whole objects
+    const fetch: typeof source.fetch = (input, init) => {
+      if (!self.metadataOnly) return source.fetch(input, init);
+      const headers = new Headers(init?.headers);
+      headers.set(LOCATION_HEADER, 'store');
+      return source.fetch(input, { ...init, headers });
+    };
     this.informer = createInformer({
-      server: source.server, token: source.token, fetch: source.fetch, path: collectionPath(ref),
+      server: source.server, token: source.token, fetch, path: collectionPath(ref),
+      transform: (o) => (self.metadataOnly ? metadataOnly(o) : o),
+      get pageSize() {
+        return self.metadataOnly ? METADATA_PAGE_SIZE : undefined;
+      },
       onError: (e) => source.onError?.(ref.resource, e),
     });
     this.informer.on('add', (o) => this.cache.set(o));
@@ -92,18 +129,36 @@ class ApiInformer implements SharedInformer {
 
 export class InformerFactory {
   private readonly informers = new Map<string, ApiInformer>();
+  private started = false;
 
   constructor(private readonly source: InformerSource) {}
 
+  /** The shared informer of whole objects of `ref`. */
   for(ref: ResourceRef): SharedInformer {
-    const name = `${ref.group}/${ref.resource}`;
-    let i = this.informers.get(name);
-    if (!i) this.informers.set(name, (i = new ApiInformer(ref, this.source)));
+    const i = this.informer(ref, false);
+    if (i.metadataOnly) {
+      if (this.started) throw new Error(`informer ${ref.resource}: whole objects asked for after it started with metadata only`);
+      i.metadataOnly = false;
+    }
     return i;
+  }
+
+  /**
+   * An informer for a reader of metadata only (client-go's metadatainformer): the shared informer of whole
+   * objects when another controller asks for one before start(), else one that keeps metadataOnly(obj).
+   */
+  metadataFor(ref: ResourceRef): SharedInformer {
+    return this.informer(ref, true);
+  }
+
+  /** Types cached as metadata only (for tests and status). */
+  metadataOnlyTypes(): string[] {
+    return [...this.informers].filter(([, i]) => i.metadataOnly).map(([n]) => n);
   }
 
   /** Starts every informer asked for so far; resolves when all have listed once. */
   async start(): Promise<void> {
+    this.started = true;
     await Promise.all([...this.informers.values()].map((i) => i.informer.start()));
   }
 
@@ -114,5 +169,12 @@ export class InformerFactory {
   /** The newest resourceVersion each informer has seen (for status pages and tests). */
   resourceVersions(): Record<string, string | undefined> {
     return Object.fromEntries([...this.informers].map(([n, i]) => [n, i.informer.resourceVersion()]));
+  }
+
+  private informer(ref: ResourceRef, metadata: boolean): ApiInformer {
+    const name = `${ref.group}/${ref.resource}`;
+    let i = this.informers.get(name);
+    if (!i) this.informers.set(name, (i = new ApiInformer(ref, this.source, metadata)));
+    return i;
   }
 }

@@ -23,6 +23,7 @@ import { EndpointSliceController, EndpointsController, ENDPOINTS, ENDPOINTSLICES
 import { KubeProxies, KUBE_PROXY_USER, type ProxyRules } from './kube-proxy';
 import { NamespaceController } from './namespace';
 import { EventTTLSweeper, DEFAULT_EVENT_TTL_SECONDS } from './event-ttl';
+import type { QueueStats, WorkQueue } from './workqueue';
 
 export interface ManagerOptions {
   server: string;
@@ -35,7 +36,8 @@ export interface ManagerOptions {
   nodeMonitorGraceSeconds?: number; // node lifecycle: Lease silence before a node is Unknown (default 40)
 }
 
-// The types the garbage collector follows (everything deletable that carries ownerReferences in practice).
+// The types the garbage collector follows (everything deletable that carries ownerReferences in practice). It reads
+// their metadata only: types no other loop reads (ConfigMaps, Secrets) are cached as metadata only.
 const COLLECTED = ['core/pods', 'core/replicationcontrollers', 'apps/controllerrevisions', 'apps/replicasets', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs',
   'core/services', 'core/configmaps', 'core/secrets', 'core/serviceaccounts', 'discovery.k8s.io/endpointslices'];
 
@@ -48,6 +50,8 @@ export interface ManagerStats {
   writes: number;
   startedAt?: number;
   resourceVersions: Record<string, string | undefined>;
+  loops?: Record<string, QueueStats>; // per work queue, by kube's workqueue name (while the loops run)
+  metadataOnly?: string[]; // informers that keep metadata only
 }
 
 export class ControllerManager {
@@ -58,6 +62,7 @@ export class ControllerManager {
   private sweeper: EventTTLSweeper | undefined;
   private workers: Promise<void>[] = [];
   private stopQueues: (() => void)[] = [];
+  private queues: Record<string, WorkQueue> = {};
   private renewTimer: unknown;
   private stopped = false;
   private starting: Promise<void> | undefined;
@@ -85,7 +90,12 @@ export class ControllerManager {
   }
 
   stats(): ManagerStats {
-    return { leader: this.elector.isLeader(), running: this.workers.length > 0, writes: this.writes, startedAt: this.startedAt, resourceVersions: this.informers?.resourceVersions() ?? {} };
+    return {
+      leader: this.elector.isLeader(), running: this.workers.length > 0, writes: this.writes, startedAt: this.startedAt,
+      resourceVersions: this.informers?.resourceVersions() ?? {},
+      loops: Object.fromEntries(Object.entries(this.queues).map(([name, q]) => [name, q.stats()])),
+      metadataOnly: this.informers?.metadataOnlyTypes() ?? [],
+    };
   }
 
   /** One election round (every retryPeriod): acquire or renew, start the loops on winning, stop them on losing. */
@@ -158,7 +168,7 @@ export class ControllerManager {
     const deployApi = await this.controllerApi('deployment-controller');
     const deploy = new DeploymentController({ api: deployApi, deployments, replicaSets, pods, clock, recorder: new ApiEventRecorder(deployApi, DEPLOY_COMPONENT, clock) });
     const collected: Collected[] = COLLECTED.map((name) => RESOURCE_TYPES.find((t) => `${t.group || 'core'}/${t.resource}` === name)!)
-      .map((t) => ({ ref: refOf(t), kind: t.kind, apiVersion: apiVersionOf(t), informer: informers.for(refOf(t)) }));
+      .map((t) => ({ ref: refOf(t), kind: t.kind, apiVersion: apiVersionOf(t), informer: informers.metadataFor(refOf(t)) }));
     const gc = new GarbageCollector({
       api: await this.controllerApi('generic-garbage-collector'), types: collected, clock,
       resolve: (apiVersion, kind) => {
@@ -210,9 +220,17 @@ export class ControllerManager {
     const proxies = new KubeProxies(Array.from({ length: this.o.simulatedNodes }, (_, i) => nodeName(i + 1)), proxyInformers.for(SERVICES), proxyInformers.for(ENDPOINTSLICES));
     this.informers = informers;
     this.proxyInformers = proxyInformers;
+    const queues: Record<string, WorkQueue> = {
+      ...workloads.queues, replicaset: rs.queue, deployment: deploy.queue, garbage_collector_attempt_to_delete: gc.attemptToDelete,
+      garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, scheduler: scheduler.queue,
+      endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
+    };
+    this.queues = {
+      ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
+      ...(simulator ? { kubelet: simulator.queue } : {}),
+    };
     this.stopQueues = [
-      ...[...workloads.queues, rs.queue, deploy.queue, gc.attemptToDelete, gc.attemptToOrphan, sa.queue, scheduler.queue,
-        sliceController.queue, endpoints.queue, nsController.queue].map((q) => () => q.shutDown()),
+      ...Object.values(queues).map((q) => () => q.shutDown()),
       () => lifecycle.stop(), ...(simulator ? [() => simulator.stop()] : []), () => void sweeper.stop(),
     ];
     try {
@@ -232,6 +250,7 @@ export class ControllerManager {
   private async stopLoops(): Promise<void> {
     for (const stop of this.stopQueues) stop();
     this.stopQueues = [];
+    this.queues = {};
     await this.sweeper?.stop();
     this.sweeper = undefined;
     this.proxies = undefined;

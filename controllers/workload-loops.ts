@@ -22,7 +22,7 @@ export interface WorkloadLoopDeps {
 }
 
 export interface WorkloadLoops {
-  queues: WorkQueue[];
+  queues: Record<string, WorkQueue>; // by kube's workqueue name
   run(): Promise<void>[];
 }
 
@@ -48,7 +48,7 @@ export async function workloadLoops(d: WorkloadLoopDeps): Promise<WorkloadLoops>
     recorder: new ApiEventRecorder(dsApi, DS_COMPONENT, clock),
   });
   return {
-    queues: [job.queue, ttl.queue, rc.queue, sts.queue, ds.queue],
+    queues: { job: job.queue, ttl_jobs_to_delete: ttl.queue, replicationmanager: rc.queue, statefulset: sts.queue, daemonset: ds.queue },
     run: () => [...job.run(5), ...ttl.run(1), ...rc.run(5), ...sts.run(5), ...ds.run(2)],
   };
 }

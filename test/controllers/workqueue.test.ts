@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter, runWorker, WorkQueue } from '../../controllers/workqueue';
+import { HotKeys, RateLimiter, runWorker, WorkQueue, DEFAULT_PACING } from '../../controllers/workqueue';
 import { Expectations, EXPECTATIONS_TIMEOUT_MS } from '../../controllers/expectations';
 import { FakeClock } from './fakes';
 
@@ -97,6 +97,152 @@ describe('WorkQueue', () => {
     expect(calls).toBe(3); // the first try and two retries
     q.shutDown();
     await worker;
+  });
+});
+
+const macrotask = () => new Promise<void>((r) => setTimeout(r, 0));
+
+describe('WorkQueue pacing (issue 18: no loop may starve the isolate)', () => {
+  it('a worker returns to the event loop between keys, even for a key that re-adds itself for ever', async () => {
+    // Hot-key backoff off: only the yield keeps this loop from spinning in resolved promises.
+    const q = new WorkQueue(new FakeClock(), { pacing: { hotSyncs: Infinity } });
+    let syncs = 0;
+    const worker = runWorker(q, async (k) => {
+      syncs++;
+      q.add(k); // a controller bug: the key is always dirty again
+    });
+    q.add('loop');
+    // Without a yield these timers would never run: the worker would hand 'loop' back in a microtask for ever.
+    for (let i = 0; i < 5; i++) await macrotask();
+    expect(syncs).toBeGreaterThan(0);
+    expect(syncs).toBeLessThanOrEqual(6); // about one key per macrotask
+    q.shutDown();
+    await worker;
+  });
+
+  it('yields before every key', async () => {
+    let yields = 0;
+    const q = new WorkQueue(new FakeClock(), { yieldToEventLoop: () => (yields++, macrotask()) });
+    const seen: string[] = [];
+    const worker = runWorker(q, async (k) => void seen.push(k));
+    for (const k of ['a', 'b', 'c']) q.add(k);
+    while (seen.length < 3) await macrotask();
+    expect(yields).toBeGreaterThanOrEqual(3);
+    q.shutDown();
+    await worker;
+  });
+
+  it('a key that keeps re-adding itself backs off exponentially once hot, and cools down when left alone', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue(clock, { pacing: { hotSyncs: 5, hotWindowMs: 1000, hotBaseDelayMs: 10, hotMaxDelayMs: 80 } });
+    let syncs = 0;
+    let again = true;
+    const worker = runWorker(q, async (k) => {
+      syncs++;
+      if (again) q.add(k);
+    });
+    q.add('loop');
+    for (let i = 0; i < 20; i++) await macrotask();
+    expect(syncs).toBe(5); // hot: the sixth re-add became a 10 ms delay
+    expect(q.stats()).toMatchObject({ hotDelays: 1, hotKeys: 1, delayed: 1, depth: 0 });
+    const gaps: number[] = [];
+    for (const delay of [10, 20, 40, 80, 80]) {
+      const before = syncs;
+      clock.advance(delay - 1);
+      for (let i = 0; i < 5; i++) await macrotask();
+      expect(syncs).toBe(before); // not yet
+      clock.advance(1);
+      for (let i = 0; i < 5; i++) await macrotask();
+      expect(syncs).toBe(before + 1);
+      gaps.push(delay);
+    }
+    expect(gaps).toEqual([10, 20, 40, 80, 80]); // doubling, capped
+    // Left alone for a window (and twice its delay) it is an ordinary key again.
+    again = false;
+    clock.advance(80);
+    for (let i = 0; i < 5; i++) await macrotask();
+    clock.advance(1000);
+    expect(q.hot.isHot('loop')).toBe(false);
+    const before = syncs;
+    q.add('loop');
+    for (let i = 0; i < 5; i++) await macrotask();
+    expect(syncs).toBe(before + 1);
+    q.shutDown();
+    await worker;
+  });
+
+  it('two keys that re-add each other (an A↔B cycle) back off', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue(clock, { pacing: { hotSyncs: 5, hotBaseDelayMs: 10, hotMaxDelayMs: 1000 } });
+    const seen: string[] = [];
+    const worker = runWorker(q, async (k) => {
+      seen.push(k);
+      q.add(k === 'a' ? 'b' : 'a');
+    }, {});
+    q.add('a');
+    for (let i = 0; i < 40; i++) await macrotask();
+    expect(seen.length).toBe(10); // five each, then both wait
+    for (let t = 0; t < 10_000; t += 100) {
+      clock.advance(100);
+      await macrotask();
+      await macrotask();
+    }
+    // Ten seconds later: with delays doubling to a second, a handful of syncs each — not thousands.
+    expect(seen.length).toBeLessThan(40);
+    expect(q.stats().hotKeys).toBeGreaterThanOrEqual(1); // the key whose re-add came first waits; the other waits on it
+    q.shutDown();
+    await worker;
+  });
+
+  it('a queue hands out at most its syncs-per-second budget after a burst', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue(clock, { pacing: { syncsPerSecond: 10, burst: 10 } });
+    const seen: string[] = [];
+    const worker = runWorker(q, async (k) => void seen.push(k));
+    for (let i = 0; i < 100; i++) q.add(`k${i}`);
+    for (let i = 0; i < 30; i++) await macrotask();
+    expect(seen.length).toBeLessThanOrEqual(11); // the burst (and the token the worker took before it waited)
+    expect(q.stats().budgetWaits).toBeGreaterThan(0);
+    for (let t = 0; t < 1000; t += 50) {
+      clock.advance(50);
+      for (let i = 0; i < 3; i++) await macrotask();
+    }
+    expect(seen.length).toBeGreaterThanOrEqual(19);
+    expect(seen.length).toBeLessThanOrEqual(22); // 10 more in a second
+    q.shutDown(); // wakes a worker waiting for a token
+    await worker;
+  });
+
+  it('counts syncs, failures and the time keys spend with workers', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue(clock);
+    const worker = runWorker(q, async (k) => {
+      clock.advance(7);
+      if (k === 'bad') throw new Error('boom');
+    });
+    q.add('good');
+    q.add('bad');
+    for (let i = 0; i < 5; i++) await macrotask();
+    expect(q.stats()).toMatchObject({ adds: 2, syncs: 2, failures: 1, syncMs: 14, maxSyncMs: 7, processing: 0, delayed: 1 });
+    q.shutDown();
+    await worker;
+  });
+});
+
+describe('HotKeys', () => {
+  it('counts a key hot only past hotSyncs in one window, and forgets quiet keys as windows end', () => {
+    const clock = new FakeClock();
+    const hot = new HotKeys(clock, { ...DEFAULT_PACING, hotSyncs: 3, hotWindowMs: 1000, hotBaseDelayMs: 5, hotMaxDelayMs: 1000 });
+    for (let i = 0; i < 3; i++) {
+      expect(hot.delay('k')).toBe(0);
+      hot.synced('k');
+    }
+    expect(hot.delay('k')).toBe(5);
+    expect(hot.delay('k')).toBe(10);
+    expect(hot.delay('other')).toBe(0);
+    clock.advance(1000); // quiet for a window and for twice its last delay: cooled down
+    expect(hot.delay('k')).toBe(0);
+    expect(hot.size()).toBe(0);
   });
 });
 

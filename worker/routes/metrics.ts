@@ -1,5 +1,7 @@
 // Front door: /metrics in Prometheus text format: per resource type the store's counters, and per
-// subscribed replica its own (revision, lag, watchers, events received, deliveries, closes, 410s).
+// subscribed replica its own (revision, lag, watchers, events received, deliveries, closes, 410s); per control
+// loop its work queue's (client-go's workqueue_* metrics, plus the pacing that keeps a loop from starving the
+// isolate).
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
@@ -8,6 +10,9 @@ import type { ReplicaStats } from '../../durable-objects/watch-replica';
 import { collectStats } from '../cluster-stats';
 import { allAuthorizers } from '../authz';
 import type { AuthorizerStats } from '../../durable-objects/authorizer';
+import type { QueueStats } from '../../controllers/workqueue';
+import { CONTROLLER_MANAGER_NAME } from '../../durable-objects/controller-manager';
+import { controllersEnabled } from '../controllers';
 
 export const metrics = new Hono<AppEnv>();
 
@@ -55,6 +60,19 @@ const AUTHORIZER_SERIES: Series<AuthorizerStats>[] = [
   { name: 'edgeplane_authz_rate_limit_buckets', help: 'Per-user rate-limit buckets held.', type: 'gauge', value: (s) => s.rateLimitBuckets },
 ];
 
+const QUEUE_SERIES: Series<QueueStats>[] = [
+  { name: 'edgeplane_workqueue_depth', help: 'Keys ready to be handed to a worker.', type: 'gauge', value: (s) => s.depth },
+  { name: 'edgeplane_workqueue_delayed', help: 'Keys waiting on a timer (requeue after, retry, hot-key backoff).', type: 'gauge', value: (s) => s.delayed },
+  { name: 'edgeplane_workqueue_adds_total', help: 'Keys queued.', type: 'counter', value: (s) => s.adds },
+  { name: 'edgeplane_workqueue_syncs_total', help: 'Keys handed to a worker (syncs).', type: 'counter', value: (s) => s.syncs },
+  { name: 'edgeplane_workqueue_retries_total', help: 'Syncs that failed and were requeued rate-limited.', type: 'counter', value: (s) => s.failures },
+  { name: 'edgeplane_workqueue_hot_delays_total', help: 'Re-adds of a key synced too often, delayed with exponential backoff.', type: 'counter', value: (s) => s.hotDelays },
+  { name: 'edgeplane_workqueue_hot_keys', help: 'Keys backing off for being synced too often.', type: 'gauge', value: (s) => s.hotKeys },
+  { name: 'edgeplane_workqueue_budget_waits_total', help: 'Times a worker waited for its loop\'s syncs-per-second budget.', type: 'counter', value: (s) => s.budgetWaits },
+  { name: 'edgeplane_workqueue_work_duration_ms_total', help: 'Wall time keys spent with workers (the clock moves across I/O only).', type: 'counter', value: (s) => s.syncMs },
+  { name: 'edgeplane_workqueue_longest_running_ms', help: 'Longest wall time one key spent with a worker.', type: 'gauge', value: (s) => s.maxSyncMs },
+];
+
 metrics.get('/metrics', async (c) => {
   const stores = await collectStats(c.env);
   const lines: string[] = [];
@@ -68,5 +86,10 @@ metrics.get('/metrics', async (c) => {
   emit(REPLICA_SERIES, stores.flatMap((s) => s.replicas.map((r) => ({ labels: `resource="${s.gr}",replica="${r.name}"`, stats: r }))));
   const shards = await Promise.all(allAuthorizers(c.env).map(async (a) => ({ labels: `shard="${a.name}"`, stats: await a.stub.stats(a.name) })));
   emit(AUTHORIZER_SERIES, shards);
+  if (controllersEnabled(c.env) && c.env.CONTROLLER_MANAGER) {
+    const ns = c.env.CONTROLLER_MANAGER;
+    const manager = await ns.get(ns.idFromName(CONTROLLER_MANAGER_NAME)).stats().catch(() => undefined);
+    emit(QUEUE_SERIES, Object.entries(manager?.loops ?? {}).map(([name, stats]) => ({ labels: `name="${name}"`, stats })));
+  }
   return c.text(`${lines.join('\n')}\n`, 200, { 'content-type': 'text/plain; version=0.0.4' });
 });
