@@ -3,9 +3,10 @@ import type { KubeObject } from '../../client/types';
 import { RESOURCES } from '../../controllers/api-client';
 import { JobController } from '../../controllers/job';
 import {
-  COMPLETION_INDEX, finishedCondition, indexesToCreate, JOB_TRACKING_FINALIZER, podBackoffMs, podForJob, untilDeadline, viewJob, wantActive,
+  COMPLETION_INDEX, finishedCondition, indexesToCreate, JOB_TRACKING_FINALIZER, jobStatus as jobStatusOf, podBackoffMs, podForJob, untilDeadline, viewJob, wantActive,
 } from '../../controllers/job-status';
 import { formatIndexes } from '../../core/job-indexes';
+import { validateTypedStatus } from '../../core/validation/typed';
 import { timeLeft, TtlAfterFinishedController } from '../../controllers/ttl-after-finished';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder } from './fakes';
 
@@ -237,6 +238,22 @@ describe('JobController', () => {
     expect(status.startTime).toBeUndefined();
     expect(status.conditions.map((x: any) => [x.type, x.status, x.reason, x.message])).toEqual([['Suspended', 'True', 'JobSuspended', 'Job suspended']]);
     expect(recorder.events.map((e) => e.reason)).toContain('Suspended');
+  });
+
+  it('resets startTime on suspend, so the resumed Job\'s new one passes status validation', async () => {
+    const running = job({}, { startTime: T0, active: 0 });
+    const suspended = { ...running, spec: { ...running.spec, suspend: true } } as KubeObject;
+    const first = setup(suspended);
+    await first.c.sync('ns/pi');
+    const afterSuspend = { ...suspended, status: (first.api.writes('update', 'jobs').at(-1)!.body as any).status } as KubeObject;
+    expect(jobStatusOf(afterSuspend).startTime).toBeUndefined();
+    expect(validateTypedStatus('batch', 'Job', afterSuspend, suspended)).toEqual([]);
+    const resumed = { ...afterSuspend, spec: running.spec } as KubeObject;
+    const second = setup(resumed);
+    await second.c.sync('ns/pi');
+    const afterResume = { ...resumed, status: (second.api.writes('update', 'jobs').at(-1)!.body as any).status } as KubeObject;
+    expect(jobStatusOf(afterResume).startTime).toBeDefined();
+    expect(validateTypedStatus('batch', 'Job', afterResume, resumed)).toEqual([]);
   });
 });
 
