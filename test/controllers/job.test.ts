@@ -242,7 +242,7 @@ describe('JobController', () => {
 
   it('resets startTime on suspend, so the resumed Job\'s new one passes status validation', async () => {
     const running = job({}, { startTime: T0, active: 0 });
-    const suspended = { ...running, spec: { ...running.spec, suspend: true } } as KubeObject;
+    const suspended = { ...running, spec: { ...(running.spec as Record<string, unknown>), suspend: true } } as KubeObject;
     const first = setup(suspended);
     await first.c.sync('ns/pi');
     const afterSuspend = { ...suspended, status: (first.api.writes('update', 'jobs').at(-1)!.body as any).status } as KubeObject;

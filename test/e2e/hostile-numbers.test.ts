@@ -1,7 +1,7 @@
 // e2e (issue 18, class 3): no control loop or validation does work proportional to a number a user wrote rather than
 // to the objects that exist. A limited tenant (`edit` in its own namespace) writes workloads with extreme numbers —
 // an Indexed Job of 100,000,000 completions whose status (written by a role allowed jobs/status: the admin here, as
-// the point is the cost) claims 16,000,000 completed indexes, a Job status with tens of thousands of uncounted pods,
+// the point is the cost) claims 16,000,000 completed indexes, a Job status with thousands of uncounted pods,
 // a Parallel StatefulSet of 2^31−1 replicas, and seconds values turned into timers — while a victim tenant's reads,
 // writes and /readyz must keep succeeding within max(1.5 s, 25× their median). Each case prints the victim's latency
 // and workerd's RSS and CPU.
