@@ -3,6 +3,7 @@
 // with, and the pods it creates (NonIndexed and Indexed). No I/O; controllers/job.ts runs it.
 
 import type { KubeObject } from '../client/types';
+import { countIndexes, firstPendingIndexes, parseIndexes, withIndexes, type Interval } from '../core/job-indexes';
 import { kubeTime } from './events';
 import { newControllerRef } from './owner-refs';
 import { isPodReady, podStatus } from './pods';
@@ -73,30 +74,6 @@ export function completionIndex(pod: KubeObject): number | undefined {
   return Number(raw);
 }
 
-/** The compressed index list of status.completedIndexes ("1,3-5,7"), from and to a sorted set. */
-export function parseIndexes(s: string | undefined, limit: number): Set<number> {
-  const out = new Set<number>();
-  for (const part of (s ?? '').split(',')) {
-    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
-    if (!m) continue;
-    const from = Number(m[1]), to = Math.min(Number(m[2] ?? m[1]), limit - 1);
-    for (let i = from; i <= to; i++) out.add(i);
-  }
-  return out;
-}
-
-export function formatIndexes(set: Set<number>): string {
-  const sorted = [...set].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
-    parts.push(j === i ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
-    i = j + 1;
-  }
-  return parts.join(',');
-}
-
 /** isPodFailed with podReplacementPolicy: a deleted, unfinished pod counts as failed unless the policy is Failed. */
 export function isPodFailed(pod: KubeObject, spec: JobSpec): boolean {
   const phase = podStatus(pod).phase;
@@ -118,7 +95,8 @@ export interface JobView {
   finalizersToRemove: KubeObject[];
   succeeded: number; // counted + uncounted
   failed: number;
-  completedIndexes: Set<number>; // Indexed only
+  completedIndexes: Interval[]; // Indexed only: status.completedIndexes plus the succeeded pods' indexes, as intervals
+  completedCount: number; // how many indexes completedIndexes holds
   active: KubeObject[];
   ready: number;
   terminating: number;
@@ -136,7 +114,7 @@ export function viewJob(job: KubeObject, pods: KubeObject[], finishing: { succes
   const completions = spec.completions ?? 0;
   const uncountedSucceeded = new Set(st.uncountedTerminatedPods?.succeeded ?? []);
   const uncountedFailed = new Set(st.uncountedTerminatedPods?.failed ?? []);
-  const completedIndexes = indexed ? parseIndexes(st.completedIndexes, completions) : new Set<number>();
+  const succeededIndexes: number[] = [];
   let newlyUncounted = false;
   const finalizersToRemove: KubeObject[] = [];
   const active: KubeObject[] = [];
@@ -150,7 +128,7 @@ export function viewJob(job: KubeObject, pods: KubeObject[], finishing: { succes
       if (isPodReady(pod)) ready++;
     }
     const ix = completionIndex(pod);
-    if (phase === 'Succeeded' && indexed && ix !== undefined && ix < completions) completedIndexes.add(ix);
+    if (phase === 'Succeeded' && indexed && ix !== undefined && ix < completions) succeededIndexes.push(ix);
     if (!hasTrackingFinalizer(pod)) continue;
     const failed = isPodFailed(pod, spec);
     if (phase === 'Succeeded') {
@@ -170,11 +148,13 @@ export function viewJob(job: KubeObject, pods: KubeObject[], finishing: { succes
       finalizersToRemove.push(pod);
     }
   }
+  // calculateSucceededIndexes: intervals, so the work follows the status text and the pods, not the numbers in them.
+  const completedIndexes = indexed ? withIndexes(parseIndexes(st.completedIndexes, completions), succeededIndexes) : [];
   return {
     uncountedSucceeded, uncountedFailed, newlyUncounted, finalizersToRemove,
     succeeded: (st.succeeded ?? 0) + uncountedSucceeded.size,
     failed: (st.failed ?? 0) + uncountedFailed.size,
-    completedIndexes, active, ready, terminating,
+    completedIndexes, completedCount: countIndexes(completedIndexes), active, ready, terminating,
   };
 }
 
@@ -189,7 +169,7 @@ export function finishedCondition(job: KubeObject, view: JobView, now: number): 
   if (pastActiveDeadline(job, now)) return { type: 'FailureTarget', ...REASONS.deadline };
   const completions = spec.completions;
   const done = spec.completionMode === 'Indexed'
-    ? view.completedIndexes.size >= (completions ?? 0)
+    ? view.completedCount >= (completions ?? 0)
     : completions == null ? view.succeeded > 0 && view.active.length === 0 : view.succeeded >= completions;
   return done ? { type: 'SuccessCriteriaMet', ...REASONS.completions } : undefined;
 }
@@ -206,7 +186,8 @@ export function untilDeadline(job: KubeObject, now: number): number | undefined 
   const deadline = jobSpec(job).activeDeadlineSeconds;
   const start = jobStatus(job).startTime;
   if (deadline == null || !start) return undefined;
-  return Math.max(0, Date.parse(start) + deadline * 1000 - now);
+  const left = Date.parse(start) + deadline * 1000 - now;
+  return Number.isNaN(left) ? undefined : Math.max(0, left); // a NaN delay would make a timer fire at once, over and over
 }
 
 /** manageJob's wantActive: how many pods should be running now. */
@@ -215,21 +196,19 @@ export function wantActive(job: KubeObject, view: JobView): number {
   if (spec.suspend) return 0;
   const parallelism = spec.parallelism ?? 1;
   if (spec.completions == null) return view.succeeded > 0 ? view.active.length : parallelism;
-  const remaining = spec.completionMode === 'Indexed' ? spec.completions - view.completedIndexes.size : spec.completions - view.succeeded;
+  const remaining = spec.completionMode === 'Indexed' ? spec.completions - view.completedCount : spec.completions - view.succeeded;
   return Math.max(0, Math.min(remaining, parallelism));
 }
 
-/** The lowest indexes with neither a success nor an active pod (Indexed mode), at most `n`. */
+/** firstPendingIndexes: the lowest indexes with neither a success nor an active pod (Indexed mode), at most `n`. */
 export function indexesToCreate(job: KubeObject, view: JobView, n: number): number[] {
   const completions = jobSpec(job).completions ?? 0;
-  const taken = new Set(view.completedIndexes);
+  const active: number[] = [];
   for (const p of view.active) {
     const ix = completionIndex(p);
-    if (ix !== undefined) taken.add(ix);
+    if (ix !== undefined) active.push(ix);
   }
-  const out: number[] = [];
-  for (let i = 0; i < completions && out.length < n; i++) if (!taken.has(i)) out.push(i);
-  return out;
+  return firstPendingIndexes(withIndexes(view.completedIndexes, active), n, completions);
 }
 
 /** The pod re-creation backoff after `failures` failed pods: 10s·2^(n−1), at most 10 minutes. */

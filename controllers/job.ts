@@ -8,6 +8,7 @@
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
+import { formatIndexes } from '../core/job-indexes';
 import { isNotFound, RESOURCES, type Api } from './api-client';
 import type { Clock } from './clock';
 import { kubeTime, type EventRecorder } from './events';
@@ -17,7 +18,7 @@ import { adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, releaseP
 import { compareForDeletion } from './pods';
 import { slowStartBatches } from './replicaset';
 import {
-  condition, findCondition, finishedCondition, formatIndexes, indexesToCreate, isJobFinished, JOB_TRACKING_FINALIZER,
+  condition, findCondition, finishedCondition, indexesToCreate, isJobFinished, JOB_TRACKING_FINALIZER,
   jobSpec, jobStatus, MAX_POD_CREATE_DELETE_PER_SYNC, podBackoffMs, podForJob, untilDeadline, viewJob, wantActive, withCondition,
   hasTrackingFinalizer, type JobStatus,
 } from './job-status';
@@ -164,7 +165,10 @@ export class JobController {
       status.startTime = kubeTime(now);
       events.push(['Normal', 'Resumed', 'Job resumed']);
     }
-    if (!spec.suspend && !status.startTime) status.startTime = kubeTime(now);
+    // Suspending resets startTime (batch/v1 JobSpec.suspend); status validation refuses a changed startTime on a
+    // running Job, so a resumed Job gets its new one from nil.
+    if (spec.suspend) delete status.startTime;
+    else if (!status.startTime) status.startTime = kubeTime(now);
     const withStart = { ...job, status } as KubeObject;
 
     let view = viewJob(withStart, pods, undefined);
@@ -173,7 +177,8 @@ export class JobController {
       view = viewJob(withStart, pods, { success: fin.type === 'SuccessCriteriaMet' });
       status.conditions = withCondition(status.conditions, condition(fin.type, 'True', fin.reason, fin.message, now));
     }
-    const newlyFailed = [...view.uncountedFailed].some((uid) => !(prior.uncountedTerminatedPods?.failed ?? []).includes(uid));
+    const priorFailed = new Set(prior.uncountedTerminatedPods?.failed ?? []); // a Set: the list may hold thousands of UIDs
+    const newlyFailed = [...view.uncountedFailed].some((uid) => !priorFailed.has(uid));
     if (newlyFailed) this.lastFailure.set(key, now);
 
     // manageJob: delete what must not run, create what is missing.
@@ -219,6 +224,7 @@ export class JobController {
     // The terminal condition once nothing is left running or uncounted.
     const settled = fin && active === 0 && view.terminating === 0 && view.uncountedSucceeded.size === 0 && view.uncountedFailed.size === 0;
     if (fin && settled) {
+      status.startTime ??= kubeTime(now); // a finished Job has one (status validation), even one that failed while suspended
       if (fin.type === 'SuccessCriteriaMet') {
         status.conditions = withCondition(status.conditions, condition('Complete', 'True', fin.reason, fin.message, now));
         status.completionTime = kubeTime(now);

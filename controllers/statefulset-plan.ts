@@ -8,6 +8,8 @@ import type { KubeObject } from '../client/types';
 import { CONTROLLER_REVISION_HASH, templateOf } from './controller-history';
 import { newControllerRef } from './owner-refs';
 import { isPodAvailable, isPodReady, podStatus } from './pods';
+import { BURST_REPLICAS } from './replicaset';
+import { firstPendingIndexes, withIndexes } from '../core/job-indexes';
 
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 export const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';
@@ -55,7 +57,14 @@ export interface StsActions {
   delete: KubeObject[];
 }
 
-/** The next pods to create or delete. `pods` are the set's own pods. */
+/**
+ * The most pods one sync creates under Parallel: kube's controller creates every missing ordinal in one sync
+ * (slowStartBatch over a slice of spec.replicas entries); edgeplane takes ReplicaSet's burstReplicas, so the work
+ * of a sync follows the pods that exist, never the replicas a user asked for (issue 18: 2^31−1 replicas).
+ */
+export const MAX_STATEFUL_CREATES_PER_SYNC = BURST_REPLICAS;
+
+/** The next pods to create or delete. `pods` are the set's own pods. Linear in the pods (plus the creates). */
 export function planStatefulSet(set: KubeObject, pods: KubeObject[], updateRevision: string): StsActions {
   const spec = stsSpec(set);
   const monotonic = spec.podManagementPolicy !== 'Parallel';
@@ -69,18 +78,30 @@ export function planStatefulSet(set: KubeObject, pods: KubeObject[], updateRevis
     else condemned.push([ord, p]);
   }
   condemned.sort((a, b) => b[0] - a[0]);
+  const ordinals = [...byOrdinal.keys()].sort((a, b) => a - b);
   const out: StsActions = { create: [], delete: [] };
-  for (let ord = 0; ord < replicas; ord++) {
-    const pod = byOrdinal.get(ord);
-    if (!pod) {
-      out.create.push(ord);
-      if (monotonic) return out;
-    } else if (terminal(pod) && !pod.metadata.deletionTimestamp) {
-      out.delete.push(pod); // a failed pod is deleted, then made again
-      if (monotonic) return out;
-    } else if (!healthy(pod) && monotonic) {
-      return out;
+  if (monotonic) {
+    // OrderedReady: in order, stopping at the first ordinal missing, failed or not yet Running and Ready — so at
+    // most one more step than there are pods.
+    for (let ord = 0; ord < replicas; ord++) {
+      const pod = byOrdinal.get(ord);
+      if (!pod) {
+        out.create.push(ord);
+        return out;
+      }
+      if (terminal(pod) && !pod.metadata.deletionTimestamp) {
+        out.delete.push(pod); // a failed pod is deleted, then made again
+        return out;
+      }
+      if (!healthy(pod)) return out;
     }
+  } else {
+    for (const ord of ordinals) {
+      const pod = byOrdinal.get(ord)!;
+      if (terminal(pod) && !pod.metadata.deletionTimestamp) out.delete.push(pod);
+    }
+    // The lowest missing ordinals, found between the existing ones.
+    out.create = firstPendingIndexes(withIndexes([], ordinals), MAX_STATEFUL_CREATES_PER_SYNC, replicas);
   }
   for (const [, pod] of condemned) {
     if (pod.metadata.deletionTimestamp) {
@@ -92,9 +113,10 @@ export function planStatefulSet(set: KubeObject, pods: KubeObject[], updateRevis
   }
   if (out.create.length || out.delete.length) return out;
   if ((spec.updateStrategy?.type ?? 'RollingUpdate') !== 'RollingUpdate') return out;
+  // Every ordinal below replicas exists here (none was missing), so this walks the pods, highest first.
   const partition = spec.updateStrategy?.rollingUpdate?.partition ?? 0;
-  for (let ord = replicas - 1; ord >= partition; ord--) {
-    const pod = byOrdinal.get(ord)!;
+  for (let i = ordinals.length - 1; i >= 0 && ordinals[i]! >= partition; i--) {
+    const pod = byOrdinal.get(ordinals[i]!)!;
     if (revisionOfPod(pod) !== updateRevision && !pod.metadata.deletionTimestamp) {
       out.delete.push(pod);
       return out;

@@ -4,7 +4,7 @@
 import { apiVersionOf, type ResourceType } from './registry';
 import { badRequest, invalid, StatusError, type StatusCause } from './status';
 import { validateName, validateLabels, validateAnnotations, invalidValue, required } from './validation/names';
-import { validateTyped } from './validation/typed';
+import { validateTyped, validateTypedStatus } from './validation/typed';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -88,7 +88,7 @@ export function reconcileNamespace(type: ResourceType, obj: KubeObject, pathName
 
 /**
  * Metadata rules, then the type's own (validation/typed.ts). `old` makes it an update (roleRef, Secret
- * type); `typed` is false for status writes, which kube validates without the spec.
+ * type); `typed` is false for status writes, which kube validates without the spec, by the status rules.
  */
 export function validateObject(type: ResourceType, obj: KubeObject, old?: KubeObject, typed = true): void {
   const m = obj.metadata;
@@ -105,6 +105,7 @@ export function validateObject(type: ResourceType, obj: KubeObject, old?: KubeOb
     causes.push(invalidValue('metadata.finalizers', m.finalizers, 'must be a list'));
   }
   if (typed) causes.push(...validateTyped(type.kind, obj, old));
+  else if (old && !type.custom) causes.push(...validateTypedStatus(type.group, type.kind, obj, old));
   if (causes.length) throw new StatusError(invalid(type.group, type.kind, m.name ?? m.generateName ?? '', causes));
 }
 

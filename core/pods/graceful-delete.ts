@@ -9,6 +9,13 @@ import { timestamp } from '../object-meta';
 
 const DEFAULT_GRACE_SECONDS = 30; // TerminationGracePeriodSeconds' default
 
+// The times metav1.Time can write (RFC 3339 with a four-digit year). A grace period is an int64 of seconds a user
+// chose (terminationGracePeriodSeconds, ?gracePeriodSeconds=): now + 2^63 s is no date at all, and formatting it
+// answered 500. kube's Go arithmetic wraps instead; the deadline here stops at the last second that can be written.
+const MIN_TIME_MS = Date.parse('0001-01-01T00:00:00Z');
+const MAX_TIME_MS = Date.parse('9999-12-31T23:59:59Z');
+const deadline = (ms: number): string => timestamp(ms > MIN_TIME_MS ? Math.min(MAX_TIME_MS, ms) : MIN_TIME_MS);
+
 export type GracefulOutcome =
   | { kind: 'now' } // delete (or finalize) as any object
   | { kind: 'unchanged' } // already terminating with a grace no longer than asked: answer the object as it is
@@ -28,13 +35,15 @@ export function gracefulPodDelete(pod: KubeObject, requested: number | undefined
     if (current === undefined || requested === undefined || grace >= current) return { kind: 'unchanged' };
     if (grace === 0) return { kind: 'now' };
     const next = structuredClone(pod);
-    next.metadata.deletionTimestamp = timestamp(Date.parse(String(m.deletionTimestamp)) - current * 1000 + grace * 1000);
+    // From when the deletion was asked (unknown once the deadline was cut at the last writable second: then now).
+    const at = Date.parse(String(m.deletionTimestamp));
+    next.metadata.deletionTimestamp = deadline((at >= MAX_TIME_MS ? now : at - current * 1000) + grace * 1000);
     next.metadata.deletionGracePeriodSeconds = grace;
     return { kind: 'mark', object: next };
   }
   if (grace === 0) return { kind: 'now' };
   const next = structuredClone(pod);
-  next.metadata.deletionTimestamp = timestamp(now + grace * 1000);
+  next.metadata.deletionTimestamp = deadline(now + grace * 1000);
   next.metadata.deletionGracePeriodSeconds = grace;
   return { kind: 'mark', object: next };
 }

@@ -10,6 +10,7 @@ import { validatePod } from './pod';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac';
 import { validateService } from './service';
 import { Causes, type Obj } from './shape';
+import { validateJobStatusUpdate } from './job';
 import { validateDaemonSet, validateDeployment, validateJob, validateReplicaSet, validateReplicationController, validateStatefulSet } from './workloads';
 
 type Validator = (v: Causes, obj: Obj, old?: Obj) => void;
@@ -46,5 +47,22 @@ export function validateTyped(kind: string, obj: KubeObject, old?: KubeObject): 
   const v = new Causes();
   validateMetaExtras(v, obj.metadata);
   BY_KIND.get(kind)?.(v, obj as Obj, old as Obj | undefined);
+  return v.all;
+}
+
+/** Status validation of a built-in type, by group/kind (a custom resource may share a kind's name). */
+const STATUS_BY_GROUP_KIND = new Map<string, (v: Causes, obj: Obj, old: Obj) => void>([
+  ['batch/Job', validateJobStatusUpdate],
+]);
+
+/**
+ * The causes a status update gets (kube-apiserver's status strategy ValidateUpdate, after the metadata), in
+ * kube's order; empty for a valid status or a type whose status edgeplane does not validate.
+ */
+export function validateTypedStatus(group: string, kind: string, obj: KubeObject, old: KubeObject): StatusCause[] {
+  const validate = STATUS_BY_GROUP_KIND.get(`${group}/${kind}`);
+  if (!validate) return [];
+  const v = new Causes();
+  validate(v, obj as Obj, old as Obj);
   return v.all;
 }

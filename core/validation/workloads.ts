@@ -5,9 +5,10 @@ import { goIntOrString, goLabelSelector, goStatefulSetRollingUpdate, goStrategy,
 import {
   forbidden, invalidValue, isDNS1123Subdomain, notSupported, regexError, required, validateAnnotations, validateLabels,
 } from './names';
+import { validateIndexedHostname, validateIndexLimits, validateJobSpecUpdate, validateSuccessAndReplacement } from './job';
 import { validatePodTemplate } from './pod';
 import { selectorIsEmpty, selectorMatches, validateLabelSelector } from './selector';
-import { Causes, type Obj } from './shape';
+import { Causes, isObj, type Obj } from './shape';
 
 const MISMATCH = '`selector` does not match template `labels`';
 
@@ -262,7 +263,7 @@ function validateDaemonSetUpdateStrategy(v: Causes, raw: unknown, path: string):
   else if (!hasUnavailable && !hasSurge) v.add(required(`${p}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
 }
 
-export function validateJob(v: Causes, obj: Obj): void {
+export function validateJob(v: Causes, obj: Obj, old?: Obj): void {
   const path = 'spec';
   const spec = v.obj(obj.spec, path) ?? {};
   const parallelism = intField(v, spec, 'parallelism', path);
@@ -272,16 +273,9 @@ export function validateJob(v: Causes, obj: Obj): void {
   nonNegative(v, intField(v, spec, 'activeDeadlineSeconds', path), `${path}.activeDeadlineSeconds`);
   nonNegative(v, intField(v, spec, 'backoffLimit', path), `${path}.backoffLimit`);
   nonNegative(v, intField(v, spec, 'ttlSecondsAfterFinished', path), `${path}.ttlSecondsAfterFinished`);
-  const mode = v.str(spec.completionMode, `${path}.completionMode`);
-  if (mode !== undefined) {
-    if (mode !== 'NonIndexed' && mode !== 'Indexed') v.add(notSupported(`${path}.completionMode`, mode, ['NonIndexed', 'Indexed']));
-    if (mode === 'Indexed') {
-      if (spec.completions === undefined || spec.completions === null) v.add(required(`${path}.completions`, 'when completion mode is Indexed'));
-      if (parallelism !== undefined && parallelism > 100000) {
-        v.add(invalidValue(`${path}.parallelism`, parallelism, 'must be less than or equal to 100000 when completion mode is Indexed'));
-      }
-    }
-  }
+  const numbers = { parallelism, completions, mode: v.str(spec.completionMode, `${path}.completionMode`) };
+  validateIndexLimits(v, spec, path, numbers);
+  validateSuccessAndReplacement(v, spec, path, numbers);
   const t = readTemplate(v, spec, path);
   validatePodTemplate(v, t.obj, `${path}.template`);
   const rp = t.restartPolicy;
@@ -304,6 +298,8 @@ export function validateJob(v: Causes, obj: Obj): void {
   if ((sel || manual) && selectorMatches(sel, t.labels) === false) {
     v.add(invalidValue(`${path}.template.metadata.labels`, goStringMap(t.labels), MISMATCH));
   }
+  validateIndexedHostname(v, (obj.metadata as Obj | undefined)?.name, numbers);
+  if (old && isObj(old.spec)) validateJobSpecUpdate(v, spec, old.spec, numbers);
 }
 
 /** core/v1 ValidateReplicationControllerSpec: a map selector that must be non-empty and match the template. */

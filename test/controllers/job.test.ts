@@ -3,8 +3,10 @@ import type { KubeObject } from '../../client/types';
 import { RESOURCES } from '../../controllers/api-client';
 import { JobController } from '../../controllers/job';
 import {
-  COMPLETION_INDEX, finishedCondition, formatIndexes, JOB_TRACKING_FINALIZER, parseIndexes, podBackoffMs, podForJob, viewJob, wantActive,
+  COMPLETION_INDEX, finishedCondition, indexesToCreate, JOB_TRACKING_FINALIZER, jobStatus as jobStatusOf, podBackoffMs, podForJob, untilDeadline, viewJob, wantActive,
 } from '../../controllers/job-status';
+import { formatIndexes } from '../../core/job-indexes';
+import { validateTypedStatus } from '../../core/validation/typed';
 import { timeLeft, TtlAfterFinishedController } from '../../controllers/ttl-after-finished';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder } from './fakes';
 
@@ -94,10 +96,30 @@ describe('job status logic', () => {
     expect(w(job({ suspend: true }))).toBe(0);
   });
 
-  it('compresses completed indexes into intervals and back', () => {
-    expect(formatIndexes(new Set([5, 0, 1, 2, 7, 8]))).toBe('0-2,5,7-8');
-    expect([...parseIndexes('0-2,5,7-8', 8)]).toEqual([0, 1, 2, 5, 7]);
-    expect(formatIndexes(new Set())).toBe('');
+  it('keeps completed indexes as intervals: 16,000,000 of 10^8 cost one interval, not sixteen million entries', () => {
+    const big = job({ completionMode: 'Indexed', completions: 100_000_000, parallelism: 3 }, { completedIndexes: '0-15999999' });
+    const running = pod('r', 'Running', { index: 16_000_001 });
+    const v = viewJob(big, [pod('a', 'Succeeded', { index: 16_000_000 }), pod('late', 'Succeeded', { index: 100_000_000 }), running], undefined);
+    expect(v.completedIndexes).toEqual([{ first: 0, last: 16_000_000 }]); // an index ≥ completions is not one
+    expect(v.completedCount).toBe(16_000_001);
+    expect(formatIndexes(v.completedIndexes)).toBe('0-16000000');
+    expect(wantActive(big, v)).toBe(3);
+    expect(indexesToCreate(big, v, 2)).toEqual([16_000_002, 16_000_003]); // past the completed ones and the running one
+    expect(finishedCondition(big, v, Date.parse(T0))).toBeUndefined();
+    const all = job({ completionMode: 'Indexed', completions: 100_000_000 }, { completedIndexes: '0-99999998' });
+    expect(finishedCondition(all, viewJob(all, [pod('z', 'Succeeded', { index: 99_999_999 })], undefined), Date.parse(T0))?.type).toBe('SuccessCriteriaMet');
+  });
+
+  it('reads a completedIndexes list validation would refuse without trusting its order', () => {
+    const j = job({ completionMode: 'Indexed', completions: 10 }, { completedIndexes: '7-8,x,1-3,2,9-12' });
+    const v = viewJob(j, [], undefined);
+    expect(v.completedIndexes).toEqual([{ first: 1, last: 3 }, { first: 7, last: 9 }]);
+    expect(indexesToCreate(j, v, 5)).toEqual([0, 4, 5, 6]);
+  });
+
+  it('has no deadline to wait for when startTime does not parse (a NaN delay would fire at once, forever)', () => {
+    expect(untilDeadline(job({ activeDeadlineSeconds: 5 }, { startTime: 'soon' }), Date.parse(T0))).toBeUndefined();
+    expect(untilDeadline(job({ activeDeadlineSeconds: 5 }, { startTime: T0 }), Date.parse(T0))).toBe(5000);
   });
 
   it('makes Indexed pods with the index annotation, label, hostname and env', () => {
@@ -216,6 +238,22 @@ describe('JobController', () => {
     expect(status.startTime).toBeUndefined();
     expect(status.conditions.map((x: any) => [x.type, x.status, x.reason, x.message])).toEqual([['Suspended', 'True', 'JobSuspended', 'Job suspended']]);
     expect(recorder.events.map((e) => e.reason)).toContain('Suspended');
+  });
+
+  it('resets startTime on suspend, so the resumed Job\'s new one passes status validation', async () => {
+    const running = job({}, { startTime: T0, active: 0 });
+    const suspended = { ...running, spec: { ...(running.spec as Record<string, unknown>), suspend: true } } as KubeObject;
+    const first = setup(suspended);
+    await first.c.sync('ns/pi');
+    const afterSuspend = { ...suspended, status: (first.api.writes('update', 'jobs').at(-1)!.body as any).status } as KubeObject;
+    expect(jobStatusOf(afterSuspend).startTime).toBeUndefined();
+    expect(validateTypedStatus('batch', 'Job', afterSuspend, suspended)).toEqual([]);
+    const resumed = { ...afterSuspend, spec: running.spec } as KubeObject;
+    const second = setup(resumed);
+    await second.c.sync('ns/pi');
+    const afterResume = { ...resumed, status: (second.api.writes('update', 'jobs').at(-1)!.body as any).status } as KubeObject;
+    expect(jobStatusOf(afterResume).startTime).toBeDefined();
+    expect(validateTypedStatus('batch', 'Job', afterResume, resumed)).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../client/types';
 import { RESOURCES } from '../../controllers/api-client';
 import { ensureUpdateRevision, revisionData, templateOf, truncateHistory } from '../../controllers/controller-history';
-import { planStatefulSet, podForOrdinal, revisionForOrdinal, stsStatusOf } from '../../controllers/statefulset-plan';
+import { MAX_STATEFUL_CREATES_PER_SYNC, planStatefulSet, podForOrdinal, revisionForOrdinal, stsStatusOf } from '../../controllers/statefulset-plan';
 import { StatefulSetController } from '../../controllers/statefulset';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder } from './fakes';
 
@@ -49,6 +49,18 @@ describe('statefulset plan', () => {
 
   it('Parallel: creates every missing ordinal at once', () => {
     expect(planStatefulSet(set({ podManagementPolicy: 'Parallel' }), [pod(1, { ready: false })], 'web-r1').create).toEqual([0, 2]);
+  });
+
+  it('Parallel with 2^31−1 replicas: plans at most a burst of creates, found between the pods that exist', () => {
+    const huge = set({ podManagementPolicy: 'Parallel', replicas: 2147483647, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 2147483647 } } });
+    const existing = [pod(0), pod(1), pod(3), pod(5, { phase: 'Failed', ready: false })];
+    const plan = planStatefulSet(huge, existing, 'web-r1');
+    expect(plan.create).toHaveLength(MAX_STATEFUL_CREATES_PER_SYNC);
+    expect(plan.create.slice(0, 4)).toEqual([2, 4, 6, 7]);
+    expect(plan.create.at(-1)).toBe(MAX_STATEFUL_CREATES_PER_SYNC + 3);
+    expect(names(plan.delete)).toEqual(['web-5']);
+    // OrderedReady walks no further than the pods: one create past the last Running and Ready one.
+    expect(planStatefulSet(set({ replicas: 2147483647 }), [pod(0), pod(1)], 'web-r1')).toEqual({ create: [2], delete: [] });
   });
 
   it('scales down from the highest ordinal, one at a time, waiting for a terminating pod', () => {

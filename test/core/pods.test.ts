@@ -66,4 +66,14 @@ describe('graceful pod deletion', () => {
     expect(gracefulPodDelete(marked, 10, NOW + 1000)).toMatchObject({ kind: 'mark', object: { metadata: { deletionTimestamp: '2026-01-01T00:00:10Z', deletionGracePeriodSeconds: 10 } } });
     expect(gracefulPodDelete(marked, 0, NOW + 1000)).toEqual({ kind: 'now' });
   });
+
+  it('writes the last date metav1.Time can hold for a grace period no clock reaches (a 500 before)', () => {
+    const forever = gracefulPodDelete(pod({ nodeName: 'n', terminationGracePeriodSeconds: Number.MAX_SAFE_INTEGER }), undefined, NOW);
+    expect(forever).toMatchObject({ kind: 'mark', object: { metadata: { deletionTimestamp: '9999-12-31T23:59:59Z', deletionGracePeriodSeconds: Number.MAX_SAFE_INTEGER } } });
+    const marked = (forever as { object: KubeObject }).object;
+    expect(gracefulPodDelete(marked, 1e300, NOW)).toEqual({ kind: 'unchanged' });
+    // Shortening a deadline that was cut counts from now.
+    expect(gracefulPodDelete(marked, 10, NOW)).toMatchObject({ kind: 'mark', object: { metadata: { deletionTimestamp: '2026-01-01T00:00:10Z', deletionGracePeriodSeconds: 10 } } });
+    expect(gracefulPodDelete(pod({ nodeName: 'n' }), 1e300, NOW)).toMatchObject({ object: { metadata: { deletionTimestamp: '9999-12-31T23:59:59Z' } } });
+  });
 });
