@@ -7,8 +7,9 @@
 //     selectors and subjects added, nothing removed; a binding whose roleRef differs is deleted and recreated.
 // One addition: an object that carries no autoupdate annotation at all was seeded by an edgeplane version from
 // before the bootstrap policy was kube's (every bootstrap object kube or edgeplane writes since carries it). Those
-// older seeds granted more than kube (edit could write */status, Endpoints, EndpointSlices), so such an object is
-// replaced by kube's (reconcile's removeExtraPermissions / removeExtraSubjects mode) instead of only completed.
+// older seeds granted more than kube (edit could write */status, Endpoints, EndpointSlices), so such an object gets
+// kube's rules, aggregation and subjects exactly (stronger than reconcile's removeExtraPermissions / removeExtraSubjects
+// mode, which keeps an equivalent set in its own order) instead of only being completed.
 //
 // Missing rules are added as the whole expected rule rather than kube's tuple-by-tuple breakdown of what is not yet
 // covered: the same permissions, fewer rules. Coverage is kube's Covers (coverage.ts) under a step budget; a stored
@@ -74,7 +75,16 @@ function covered(owner: PolicyRule[], rule: PolicyRule): boolean {
   }
 }
 
-const selectorKey = (s: unknown) => JSON.stringify(s ?? null);
+/** JSON with object keys sorted: stored objects need not keep the key order they were written with. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isRecord(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return JSON.stringify(v ?? null);
+}
+
+// equality.Semantic.DeepEqual on rules: the same lists in the same order, a missing list equal to an empty one.
+const ruleKey = (r: PolicyRule) => JSON.stringify([r.verbs ?? [], r.apiGroups ?? [], r.resources ?? [], r.resourceNames ?? [], r.nonResourceURLs ?? []]);
+const sameRules = (a: PolicyRule[], b: PolicyRule[]) => a.length === b.length && a.every((r, i) => ruleKey(r) === ruleKey(b[i]!));
 
 /** computeReconciledRole for a stored role (or undefined) and the one this version ships. */
 export function reconcileRole(stored: unknown, expected: BootstrapRole): Reconciled<object> {
@@ -83,52 +93,58 @@ export function reconcileRole(stored: unknown, expected: BootstrapRole): Reconci
   const mode = modeOf(existing);
   if (mode === 'protected') return { op: 'none' };
   const out: Stored & { rules?: PolicyRule[]; aggregationRule?: { clusterRoleSelectors: LabelSelectorSpec[] } } = { ...existing, metadata: { ...existing.metadata } };
-  let changed = false;
-
-  const annotations = merged(expected.metadata.annotations, stringMap(existing.metadata?.annotations));
-  const labels = merged(expected.metadata.labels, stringMap(existing.metadata?.labels));
-  if (!sameMap(annotations, stringMap(existing.metadata?.annotations))) {
-    out.metadata!.annotations = annotations;
-    changed = true;
-  }
-  if (!sameMap(labels, stringMap(existing.metadata?.labels))) {
-    out.metadata!.labels = labels;
-    changed = true;
-  }
+  let changed = mergeMetadata(out, existing, expected);
 
   const have = rulesOf(existing.rules);
-  const missing = expected.rules.filter((r) => !covered(have, r));
   const storedAggregation = isRecord(existing.aggregationRule) ? existing.aggregationRule : undefined;
-  // Extras are only looked for when the two are not both aggregated (the aggregation controller owns those rules).
-  const extra = mode === 'replace' && !(expected.aggregationRule && storedAggregation) && have.some((r) => !covered(expected.rules, r));
-  if (mode === 'union' && missing.length) {
-    out.rules = [...have, ...missing];
-    changed = true;
-  } else if (mode === 'replace' && (missing.length || extra)) {
-    out.rules = expected.rules;
-    changed = true;
+  if (mode === 'replace') {
+    // An older edgeplane seed: kube's rules and aggregation, exactly.
+    if (!sameRules(have, expected.rules)) {
+      out.rules = expected.rules;
+      changed = true;
+    }
+    if (canonical(storedAggregation) !== canonical(expected.aggregationRule)) {
+      if (expected.aggregationRule) out.aggregationRule = expected.aggregationRule;
+      else delete out.aggregationRule;
+      changed = true;
+    }
+    return changed ? { op: 'update', object: out } : { op: 'none' };
   }
 
+  const missing = expected.rules.filter((r) => !covered(have, r));
+  if (missing.length) {
+    out.rules = [...have, ...missing];
+    changed = true;
+  }
   const haveSelectors: unknown[] = storedAggregation && Array.isArray(storedAggregation.clusterRoleSelectors) ? storedAggregation.clusterRoleSelectors : [];
-  const wantSelectors = expected.aggregationRule?.clusterRoleSelectors ?? [];
-  const haveKeys = new Set(haveSelectors.map(selectorKey));
-  const wantKeys = new Set(wantSelectors.map(selectorKey));
-  const missingSelectors = wantSelectors.filter((s) => !haveKeys.has(selectorKey(s)));
-  const extraSelectors = haveSelectors.filter((s) => !wantKeys.has(selectorKey(s)));
+  const haveKeys = new Set(haveSelectors.map(canonical));
+  const missingSelectors = (expected.aggregationRule?.clusterRoleSelectors ?? []).filter((sel) => !haveKeys.has(canonical(sel)));
   if (!expected.aggregationRule && storedAggregation) {
+    // Not an aggregated role (any more): kube drops the aggregation.
     delete out.aggregationRule;
     changed = true;
-  } else if (mode === 'union' && missingSelectors.length) {
+  } else if (missingSelectors.length) {
     out.aggregationRule = { ...storedAggregation, clusterRoleSelectors: [...haveSelectors as LabelSelectorSpec[], ...missingSelectors] };
-    changed = true;
-  } else if (mode === 'replace' && (missingSelectors.length || extraSelectors.length)) {
-    out.aggregationRule = expected.aggregationRule;
     changed = true;
   }
   return changed ? { op: 'update', object: out } : { op: 'none' };
 }
 
-// rbacv1.Subject equality (diffSubjectLists compares whole subjects).
+/** Merges the expected labels and annotations into `out` (the stored values win); true when that changed them. */
+function mergeMetadata(out: Stored, existing: Stored, expected: BootstrapRole | BootstrapBinding): boolean {
+  let changed = false;
+  for (const field of ['labels', 'annotations'] as const) {
+    const have = stringMap(existing.metadata?.[field]);
+    const want = merged(expected.metadata[field], have);
+    if (!sameMap(want, have)) {
+      out.metadata![field] = want;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// rbacv1.Subject equality (diffSubjectLists compares whole subjects; an unset apiGroup or namespace is "").
 const subjectKey = (s: unknown) => {
   const o = isRecord(s) ? s : {};
   return JSON.stringify([o.kind ?? '', o.apiGroup ?? '', o.name ?? '', o.namespace ?? '']);
@@ -145,30 +161,22 @@ export function reconcileBinding(stored: unknown, expected: BootstrapBinding): R
     return { op: 'recreate', object: expected };
   }
   const out: Stored & { subjects?: BootstrapSubject[] } = { ...existing, metadata: { ...existing.metadata } };
-  let changed = false;
-  const annotations = merged(expected.metadata.annotations, stringMap(existing.metadata?.annotations));
-  const labels = merged(expected.metadata.labels, stringMap(existing.metadata?.labels));
-  if (!sameMap(annotations, stringMap(existing.metadata?.annotations))) {
-    out.metadata!.annotations = annotations;
-    changed = true;
-  }
-  if (!sameMap(labels, stringMap(existing.metadata?.labels))) {
-    out.metadata!.labels = labels;
-    changed = true;
-  }
+  let changed = mergeMetadata(out, existing, expected);
   const have: unknown[] = Array.isArray(existing.subjects) ? existing.subjects : [];
   const want = expected.subjects ?? [];
-  const haveKeys = new Set(have.map(subjectKey));
-  const wantKeys = new Set(want.map(subjectKey));
-  const missing = want.filter((s) => !haveKeys.has(subjectKey(s)));
-  const extra = have.filter((s) => !wantKeys.has(subjectKey(s)));
-  if (mode === 'union' && missing.length) {
-    out.subjects = [...have as BootstrapSubject[], ...missing];
-    changed = true;
-  } else if (mode === 'replace' && (missing.length || extra.length)) {
-    if (want.length) out.subjects = want;
-    else delete out.subjects;
-    changed = true;
+  if (mode === 'replace') {
+    if (have.length !== want.length || have.some((s, i) => subjectKey(s) !== subjectKey(want[i]))) {
+      if (want.length) out.subjects = want;
+      else delete out.subjects;
+      changed = true;
+    }
+  } else {
+    const haveKeys = new Set(have.map(subjectKey));
+    const missing = want.filter((s) => !haveKeys.has(subjectKey(s)));
+    if (missing.length) {
+      out.subjects = [...have as BootstrapSubject[], ...missing];
+      changed = true;
+    }
   }
   return changed ? { op: 'update', object: out } : { op: 'none' };
 }

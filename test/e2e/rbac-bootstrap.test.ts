@@ -159,8 +159,9 @@ describe('the bootstrap policy across a restart on older state', () => {
     r = await startTestGateway();
     const edit = await get(`${RBAC}/clusterroles/edit`);
     const kubeEditRules = edit.rules;
-    // A role as an older edgeplane seeded it: no autoupdate annotation, and edit granting pods/status.
+    // A role as an older edgeplane seeded it: no autoupdate annotation, no aggregation, and edit granting pods/status.
     delete edit.metadata.annotations;
+    delete edit.aggregationRule;
     edit.rules = [...edit.rules, { apiGroups: [''], resources: ['pods/status'], verbs: ['patch', 'update'] }];
     await put(`${RBAC}/clusterroles/edit`, edit);
     // An autoupdate role missing one of kube's rules and holding one of the admin's: the rule comes back, the admin's stays.
@@ -203,6 +204,7 @@ describe('the bootstrap policy across a restart on older state', () => {
 
     const after = await get(`${RBAC}/clusterroles/edit`);
     expect(after.rules).toEqual(kubeEditRules);
+    expect(after.aggregationRule).toEqual({ clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }] });
     expect(after.metadata.annotations).toEqual({ 'rbac.authorization.kubernetes.io/autoupdate': 'true' });
     expect((await get(`${RBAC}/clusterroles/system:controller:job-controller`)).rules).toEqual([...kubeJobRules.filter((x: any) => x.resources[0] !== 'jobs/finalizers'), custom,
       kubeJobRules.find((x: any) => x.resources[0] === 'jobs/finalizers')]);
