@@ -67,13 +67,11 @@ async function systemWrites(r: Running, t: Tenant): Promise<Attempt[]> {
       { ...current.json, ...patch });
   }
   for (const [group, resource, body] of [['', 'endpoints', FORGED_ENDPOINTS], ['discovery.k8s.io', 'endpointslices', FORGED_SLICE]] as const) {
-    const name = (body.metadata as { name: string }).name;
     await attempt(`POST ${resource}`, forbidden(group, resource, '', 'create'), 'POST', path(group, resource), body);
     await attempt(`PUT ${resource}`, forbidden(group, resource, 'victim', 'update'), 'PUT', path(group, resource, 'victim'), { ...body, metadata: { name: 'victim' } });
     await attempt(`PATCH ${resource}`, forbidden(group, resource, 'victim', 'patch'), 'PATCH', path(group, resource, 'victim'), { metadata: { labels: { x: 'y' } } }, MERGE);
     await attempt(`DELETE ${resource}`, forbidden(group, resource, 'victim', 'delete'), 'DELETE', path(group, resource, 'victim'));
     await attempt(`DELETE ${resource} collection`, forbidden(group, resource, '', 'deletecollection'), 'DELETE', path(group, resource));
-    void name;
   }
   return out;
 }
