@@ -68,7 +68,7 @@ export function bootstrapWrites(groupResource: string, read: (namespace: string,
   const out: BootstrapWrite[] = [];
   const kind = groupResource.startsWith(`${RBAC}/`) ? groupResource.slice(RBAC.length + 1) : '';
   for (const seed of SEEDS[groupResource] ?? []) {
-    const { name, namespace = '' } = (seed as Required<Meta>).metadata as { name: string; namespace?: string };
+    const { name, namespace = '' } = (seed as { metadata: { name: string; namespace?: string } }).metadata;
     const stored = read(namespace, name);
     let result: Reconciled<object>;
     if (kind === 'clusterroles' || kind === 'roles') result = reconcileRole(stored, seed as BootstrapRole);

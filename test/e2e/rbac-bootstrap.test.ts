@@ -197,8 +197,15 @@ describe('the bootstrap policy across a restart on older state', () => {
       expect((await http(r, 'POST', `${RBAC}/${kind}`, legacy)).status).toBe(201);
     }
 
+    // Objects already as this version ships them are not written again at a start (kube's reconcile: ReconcileNone).
+    const untouched = [`${RBAC}/clusterroles/admin`, `${RBAC}/clusterroles/system:node`, `${RBAC}/clusterrolebindings/edgeplane:simulated-nodes`,
+      `${RBAC}/namespaces/kube-system/roles/system::leader-locking-kube-controller-manager`, `${RBAC}/namespaces/kube-public/rolebindings/system:controller:bootstrap-signer`];
+    const versions = async () => Promise.all(untouched.map(async (p) => (await get(p)).metadata.resourceVersion));
+    const before = await versions();
+
     await stopTestGateway(r, true);
     r = await startTestGateway({ persistDir: r.persistDir });
+    expect(await versions()).toEqual(before);
 
     const after = await get(`${RBAC}/clusterroles/edit`);
     expect(after.rules).toEqual(kubeEditRules);
