@@ -79,9 +79,9 @@ export function bootstrapWrites(groupResource: string, read: (namespace: string,
     if (result.op === 'update') out.push({ verb: 'update', namespace, name, body: JSON.stringify(result.object) });
   }
   for (const name of LEGACY_SEEDS[groupResource] ?? []) {
-    const stored = read('', name) as Meta | undefined;
-    const meta = stored?.metadata;
-    if (meta && meta.labels?.[BOOTSTRAPPING_LABEL] === 'rbac-defaults' && !(AUTOUPDATE_ANNOTATION in (meta.annotations ?? {}))) {
+    const meta = (read('', name) as Meta | undefined)?.metadata;
+    const annotations = typeof meta?.annotations === 'object' && meta.annotations !== null ? meta.annotations : {};
+    if (meta?.labels?.[BOOTSTRAPPING_LABEL] === 'rbac-defaults' && !(AUTOUPDATE_ANNOTATION in annotations)) {
       out.push({ verb: 'delete', namespace: '', name });
     }
   }
