@@ -182,7 +182,8 @@ export class ControllerManager {
     const schedulerApi = await this.apiAs(SCHEDULER_USER);
     const scheduler = new Scheduler({ api: schedulerApi, pods, nodes, clock, recorder: new ApiEventRecorder(schedulerApi, SCHEDULER_COMPONENT, clock) });
     const nodeApi = await this.controllerApi('node-controller');
-    const evictionApi = await this.controllerApi('taint-eviction-controller');
+    // Taint-based eviction writes as node-controller, as kube's does (its own ServiceAccount has no role in kube).
+    const evictionApi = nodeApi;
     const lifecycle = new NodeLifecycleController({
       api: nodeApi, evictionApi, nodes, pods, leases: informers.for(RESOURCES.leases), clock,
       recorder: new ApiEventRecorder(nodeApi, NODE_COMPONENT, clock), evictionRecorder: new ApiEventRecorder(evictionApi, EVICTION_COMPONENT, clock),

@@ -72,7 +72,7 @@ export function evictionTime(taints: Taint[], tolerations: Toleration[], now: nu
 
 export interface NodeLifecycleDeps {
   api: Api; // node-controller
-  evictionApi: Api; // taint-eviction-controller
+  evictionApi: Api; // taint eviction: node-controller's identity, as in kube
   nodes: SharedInformer;
   leases: SharedInformer;
   pods: SharedInformer;

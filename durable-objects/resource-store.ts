@@ -20,7 +20,7 @@ import { renderList, type ListFormat } from '../core/list-render';
 import { scaleOf } from '../core/scale';
 import type { FieldValidation } from '../core/validation/known-fields';
 import { WATCH_HEADERS } from '../core/watch-headers';
-import { SEEDS } from '../core/bootstrap';
+import { bootstrapWrites } from '../core/bootstrap';
 import { CanonicalLog } from './canonical-log';
 import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
 import { AUTHORIZER_PREFIX, Replication, type ReplicaEnv, type SubscribeReply } from './replication';
@@ -408,16 +408,33 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     });
     for (const row of this.log.objects()) this.cache.state.set(this.cache.entry(row.key, row.revision, row.value));
     this.replication = new Replication(this.ctx, this.env, groupResource, this.log, () => this.cache.revision, () => this.compacted);
-    // Bootstrap objects missing from a store, on first start or added by a newer version (kube-apiserver
-    // reconciles its bootstrap policy and system namespaces at every start the same way); they are
-    // kube-apiserver's own writes (its managedFields manager).
-    for (const seed of SEEDS[groupResource] ?? []) {
-      const name = (seed as { metadata: { name: string } }).metadata.name;
-      if (!this.cache.state.get(objectKey('', name))) this.applyWrite(type, { verb: 'create', namespace: '', body: JSON.stringify(seed), fieldManager: 'kube-apiserver' }, { escalation: SYSTEM_GRANT });
-    }
+    this.bootstrap(type, groupResource);
     this.cache.restoreSockets();
     this.replication.announce();
     return type;
+  }
+
+  /**
+   * The store's bootstrap objects brought to this version's at every start (core/bootstrap.ts): created when missing,
+   * reconciled as kube-apiserver's post-start hooks do. They are kube-apiserver's own writes (its managedFields
+   * manager); one that fails is logged and skipped, never stopping the store from loading.
+   */
+  private bootstrap(type: ResourceType, groupResource: string): void {
+    const read = (namespace: string, name: string) => {
+      const e = this.cache.state.get(objectKey(namespace, name));
+      return e ? JSON.parse(e.json) as unknown : undefined;
+    };
+    for (const w of bootstrapWrites(groupResource, read)) {
+      const req: WriteRequest = w.verb === 'create' ? { ...w, fieldManager: 'kube-apiserver' }
+        : w.verb === 'update' ? { ...w, subresource: '', fieldManager: 'kube-apiserver' }
+        : { ...w, body: '', query: {} };
+      try {
+        const reply = this.applyWrite(type, req, { escalation: SYSTEM_GRANT });
+        if (reply.code >= 300) console.error(`bootstrap ${w.verb} ${groupResource} ${'name' in w ? w.name : ''}: ${reply.code} ${reply.body.slice(0, 300)}`);
+      } catch (e) {
+        console.error(`bootstrap ${w.verb} ${groupResource}: ${(e as Error)?.message ?? e}`);
+      }
+    }
   }
 
   private guard(groupResource: string, fn: (type: ResourceType) => StoreReply): Result<StoreReply> {
