@@ -1,7 +1,8 @@
 // Core: whether a CRD schema is structural and uses only what apiextensions v1 allows, with kube's
 // messages (apiextensions pkg/apiserver/schema/validation.go ValidateStructural, and the keyword rules
 // of pkg/apis/apiextensions/validation/validation.go ValidateCustomResourceDefinitionOpenAPISchema).
-// Structural errors are sorted by message text, as kube sorts them; keyword errors follow in walk order.
+// Structural errors are sorted by their text (field and message), as kube sorts them; keyword errors follow
+// in walk order.
 
 import { forbidden, invalidValue, required, type FieldCause } from '../validation/names';
 import { goRegexpError } from '../regex/go-regexp';
@@ -33,7 +34,9 @@ export function validateSchema(schema: S, path: string, statusSubresource: boole
   const keywords: FieldCause[] = [];
   root(schema, path, structural, statusSubresource);
   walk(schema, path, structural, keywords, 0, patterns);
-  structural.sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+  // ValidateStructural sorts by the errors' text, field path included.
+  const text = (e: FieldCause) => `${e.field}: ${e.message}`;
+  structural.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
   return [...keywords, ...structural];
 }
 
