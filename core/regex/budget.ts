@@ -5,9 +5,9 @@
 // past their budget; kube's CEL cost (charged separately, core/crd/cel/library.ts) counts only the
 // pattern's length, which a counted repetition (`[ab]{999}`) multiplies a thousandfold.
 //
-// Measured with re2js 2.10.0 on Node 20 (bench/regex.ts): the slowest boolean match, NFA after the DFA
-// gave up, ~41 ns per (char × instruction); a leftmost-first match with positions (find) ~100 ns;
-// compiling 4–20 µs per instruction. One unit ≈ 40 ns of the worst case.
+// Measured with re2js 2.10.0 on Node 20 (bench/regex.ts, a loaded 2-core machine): the slowest boolean
+// match, NFA after the DFA gave up, 24–41 ns per (char × instruction); with positions (find) 15–100 ns;
+// compiling 1.5–20 µs per instruction. One unit ≈ 40 ns of the worst case.
 
 /** Units one write may spend on regular expressions: ≈ 0.4 s of worst-case matching. */
 export const REGEX_UNITS_PER_WRITE = 10_000_000;

@@ -1,10 +1,11 @@
 // Core: the CEL environment CRD validation rules are compiled and evaluated in. The base language comes
 // from @marcbachmann/cel-js (macros has/all/exists/exists_one/map/filter, size, contains, startsWith,
-// endsWith, matches, string/list `in`, optional chaining, cel.bind, timestamps, durations); this module adds
-// the Kubernetes libraries rules rely on that it lacks (k8s.io/apiserver pkg/cel/library lists.go and
-// regex.go, cel-go ext strings and sets as kube's base environment enables them), and a step counter that
-// bounds what one evaluation may do (kube bounds cost per call and per request: apiserver/pkg/apis/cel
-// config.go PerCallLimit and RuntimeCELCostBudget).
+// endsWith, string/list `in`, optional chaining, cel.bind, timestamps, durations); this module adds the
+// Kubernetes libraries rules rely on that it lacks (k8s.io/apiserver pkg/cel/library lists.go and
+// regex.go, cel-go ext strings and sets as kube's base environment enables them), replaces its
+// backtracking `matches` with Go's linear RE2 (./regex.ts), and keeps a step counter that bounds what one
+// evaluation may do (kube bounds cost per call and per request: apiserver/pkg/apis/cel config.go
+// PerCallLimit and RuntimeCELCostBudget), to which calls cel-go prices by argument size add their cost.
 
 import { Environment } from '@marcbachmann/cel-js';
 import { matches, registerRegexFunctions } from './regex';
