@@ -5,12 +5,18 @@
 // past their budget; kube's CEL cost (charged separately, core/crd/cel/library.ts) counts only the
 // pattern's length, which a counted repetition (`[ab]{999}`) multiplies a thousandfold.
 //
-// Measured with re2js 2.10.0 on Node 20 (bench/regex.ts, a loaded 2-core machine): the slowest boolean
-// match, NFA after the DFA gave up, 24–41 ns per (char × instruction); with positions (find) 15–100 ns;
-// compiling 1.5–20 µs per instruction. One unit ≈ 40 ns of the worst case.
+// Measured with re2js 2.10.0 on Node 20 (bench/regex.ts, a loaded 2-core machine), with the 64 KiB DFA
+// core/regex/go-regexp.ts gives each expression: the slowest boolean match, after the DFA gave up, 10–20 ns
+// per (char × instruction) on long inputs (NFA) and up to ~70–100 ns on short ones (the bit-state
+// backtracker, used while chars × instructions ≤ 256 Ki); with positions (find) about the same; compiling
+// 1.5–20 µs per instruction. One unit ≈ 10–100 ns of the worst case.
 
-/** Units one write may spend on regular expressions: ≈ 0.4 s of worst-case matching. */
-export const REGEX_UNITS_PER_WRITE = 10_000_000;
+/**
+ * Units one write may spend on regular expressions: 0.04–0.4 s of worst-case matching, so that a tenant's
+ * concurrent writes (they share the one thread) stay inside others' latency bound. Legitimate use fits:
+ * 1,000 DNS names of 253 characters against a 12-instruction pattern take 3 million.
+ */
+export const REGEX_UNITS_PER_WRITE = 4_000_000;
 /** A match that reports positions (find, findAll) walks the NFA with capture slots: ~2.5× a boolean one. */
 export const POSITIONAL_MATCH_FACTOR = 2.5;
 /** Compiling, per (estimated) program instruction. */

@@ -95,8 +95,18 @@ function compileRaw(text: string, pattern: string): GoRegexp | GoRegexpError {
   if (unknown) return goError('invalid character class range', unknown);
   const insts = re.programSize();
   if (insts > MAX_PROGRAM_INSTS) return goError(ERR_LARGE, pattern);
+  // re2js gives each expression's lazy DFA 8 MiB of states: filling that on an input whose states explode
+  // took ~100–200 ms before it fell back to the NFA, whatever the input's length (and grew the isolate by
+  // ~25 MB); with 64 KiB, a few ms. Typical patterns need a few dozen states. The NFA's work after the DFA
+  // gives up is what the budget charges.
+  const re2 = re.re2();
+  const Dfa = re2.dfa.constructor as new (prog: unknown, maxMem: number) => typeof re2.lazyDFA;
+  re2.lazyDFA = new Dfa(re2.prog, DFA_MAX_BYTES);
   return { source: pattern, insts, re, dfaUnits: 0 };
 }
+
+/** The lazy DFA's state budget per expression (re2js's own accounting). */
+const DFA_MAX_BYTES = 64 * 1024;
 
 // The first \p{Name} / \P{Name} / \pN whose name Go 1.23 does not know, as Go quotes it. A backslash
 // escapes the next character inside classes too, so one pass over escapes finds them all.

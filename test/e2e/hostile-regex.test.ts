@@ -121,17 +121,17 @@ describe('regular expressions on request data (issue 18, class 2)', () => {
       expect(large.res.status, large.res.text).toBe(422);
       expect(large.res.json.details.causes[0].message).toContain('error parsing regexp: expression too large');
       out.push(`a{1000}×30: ${large.ms.toFixed(0)} ms`);
-      // Just under the budget, four at once: a 105-instruction automaton on 90,000 characters of random a/b that
-      // defeats the DFA cache, ~9.5 million units each: run, and bounded.
+      // Just under the budget, two at once: a 105-instruction automaton on 36,000 characters of random a/b that
+      // defeats the DFA cache, ~3.8 million units each: run, and bounded.
       let seed = 7;
       const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-      const chars = Array.from({ length: 90_000 }, () => (rnd() < 0.5 ? 'a' : 'b'));
-      chars[90_000 - 100] = 'b'; // no match: the whole subject is scanned
+      const chars = Array.from({ length: 36_000 }, () => (rnd() < 0.5 ? 'a' : 'b'));
+      chars[36_000 - 100] = 'b'; // no match: the whole subject is scanned
       const near = chars.join('');
       const t0 = performance.now();
-      const parallel = await Promise.all([0, 1, 2, 3].map((i) => write({ re: '[ab]*a[ab]{99}c', subject: `${near}c` }, 110 + i)));
+      const parallel = await Promise.all([0, 1].map((i) => write({ re: '[ab]*a[ab]{99}c', subject: `${near}c` }, 110 + i)));
       for (const p of parallel) expect(p.res.status, p.res.text).toBe(201);
-      out.push(`4 × [ab]*a[ab]{99}c on 90000 chars at once: ${(performance.now() - t0).toFixed(0)} ms`);
+      out.push(`2 × [ab]*a[ab]{99}c on 36000 chars at once: ${(performance.now() - t0).toFixed(0)} ms`);
       // An ordinary pattern on a long subject is fine.
       const fine = await write({ re: '^[ab]+c$', subject }, 103);
       expect(fine.res.status, fine.res.text).toBe(201);
