@@ -177,7 +177,8 @@ export function estimateProgramSize(tokens: Token[]): SizeEstimate {
   let last = 0;
   let lastProduct = 1;
   let invalidRepeat = false;
-  const close = (fr: Frame) => fr.alts + fr.cur + fr.bars + (fr.capture ? 2 : 0);
+  // An empty alternative still compiles to one instruction (Go's calcSize: at least 1 per node).
+  const close = (fr: Frame) => fr.alts + Math.max(1, fr.cur) + fr.bars + (fr.capture ? 2 : 0);
   for (const t of tokens) {
     switch (t.kind) {
       case 'atom':
@@ -201,7 +202,7 @@ export function estimateProgramSize(tokens: Token[]): SizeEstimate {
         break;
       }
       case 'alt':
-        f.alts += f.cur;
+        f.alts += Math.max(1, f.cur);
         f.bars++;
         f.cur = 0;
         last = 0;

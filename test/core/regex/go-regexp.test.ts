@@ -217,7 +217,7 @@ describe('agrees with JavaScript RegExp where their syntax and semantics coincid
 
 // Generators: any sequence of regex pieces (often invalid), and simple valid ones.
 function randomPattern() {
-  const pieces = ['a', 'b', '.', '\\d', '[ab]', '[^a]', '(', ')', '(?:', '|', '*', '+', '?', '{2}', '{1,3}', '{0,}', '\\pL', '^', '$', '(?P<x>', '\\Qab\\E', '(?i)'];
+  const pieces = ['a', 'b', '.', '\\d', '[ab]', '[^a]', '(', ')', '(?:', '|', '*', '+', '?', '{2}', '{1,3}', '{0,}', '\\pL', '^', '$', '(?P<x>', '\\Qab\\E', '(?i)', '()', '{0}', '{3,}'];
   return fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 12 }).map((xs) => xs.join(''));
 }
 
