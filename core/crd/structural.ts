@@ -1,9 +1,12 @@
 // Core: whether a CRD schema is structural and uses only what apiextensions v1 allows, with kube's
 // messages (apiextensions pkg/apiserver/schema/validation.go ValidateStructural, and the keyword rules
 // of pkg/apis/apiextensions/validation/validation.go ValidateCustomResourceDefinitionOpenAPISchema).
-// Structural errors are sorted by message text, as kube sorts them; keyword errors follow in walk order.
+// Structural errors are sorted by their text (field and message), as kube sorts them; keyword errors follow
+// in walk order.
 
 import { forbidden, invalidValue, required, type FieldCause } from '../validation/names';
+import { goRegexpError } from '../regex/go-regexp';
+import { estimateProgramSize, scan } from '../regex/scan';
 import type { JSONSchemaProps } from './crd-object';
 
 type S = JSONSchemaProps;
@@ -18,13 +21,22 @@ const ROOT_ALLOWED_WITH_STATUS = new Set([
   'properties', 'externalDocs', 'example', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-validations',
 ]);
 
+/**
+ * Program instructions the distinct patterns of one CRD may compile to together: each is compiled at CRD
+ * write and again whenever the bounded cache (core/regex) has dropped it. Not kube's (Go has no such
+ * bound); real CRDs stay far below (Gateway API's largest pattern, an IPv6 address, is ~1,000).
+ */
+export const CRD_PATTERN_INSTS = 100_000;
+
 /** Every error of a version's schema at `path` (e.g. `spec.validation.openAPIV3Schema`). */
-export function validateSchema(schema: S, path: string, statusSubresource: boolean): FieldCause[] {
+export function validateSchema(schema: S, path: string, statusSubresource: boolean, patterns = new PatternCheck()): FieldCause[] {
   const structural: FieldCause[] = [];
   const keywords: FieldCause[] = [];
   root(schema, path, structural, statusSubresource);
-  walk(schema, path, structural, keywords, 0);
-  structural.sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+  walk(schema, path, structural, keywords, 0, patterns);
+  // ValidateStructural sorts by the errors' text, field path included.
+  const text = (e: FieldCause) => `${e.field}: ${e.message}`;
+  structural.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
   return [...keywords, ...structural];
 }
 
@@ -59,8 +71,33 @@ function hasTypeExemption(s: S): boolean {
   return s['x-kubernetes-int-or-string'] === true || s['x-kubernetes-preserve-unknown-fields'] === true;
 }
 
-function walk(s: S, path: string, structural: FieldCause[], keywords: FieldCause[], depth: number): void {
+/**
+ * apiextensions schema validation.go validateValueValidation: a pattern must compile with Go's regexp,
+ * at every node, inside anyOf/allOf/oneOf/not too. One check per CRD write spans its versions.
+ */
+export class PatternCheck {
+  private readonly seen = new Set<string>();
+  private insts = 0;
+
+  check(s: S, path: string, out: FieldCause[]): void {
+    const p = s.pattern;
+    if (typeof p !== 'string' || !p) return;
+    if (!this.seen.has(p)) {
+      this.seen.add(p);
+      this.insts += estimateProgramSize(scan(p)).insts;
+    }
+    if (this.insts > CRD_PATTERN_INSTS) {
+      out.push(forbidden(`${path}.pattern`, `the schema's patterns together compile to more than ${CRD_PATTERN_INSTS} instructions`));
+      return;
+    }
+    const err = goRegexpError(p);
+    if (err) out.push(invalidValue(`${path}.pattern`, p, `must be a valid regular expression, but isn't: ${err}`));
+  }
+}
+
+function walk(s: S, path: string, structural: FieldCause[], keywords: FieldCause[], depth: number, patterns: PatternCheck): void {
   if (depth > 64 || s === null || typeof s !== 'object') return;
+  patterns.check(s, path, structural);
   for (const k of UNSUPPORTED) if (k in s) keywords.push(forbidden(`${path}.${k}`, `${k} is not supported`));
   if (s.type !== undefined && (typeof s.type !== 'string' || !TYPES.has(s.type))) {
     structural.push(invalidValue(`${path}.type`, s.type, 'must be one of array, boolean, integer, number, object, string'));
@@ -94,26 +131,50 @@ function walk(s: S, path: string, structural: FieldCause[], keywords: FieldCause
       if (child && typeof child === 'object' && child.type === undefined && !hasTypeExemption(child)) {
         structural.push(required(`${p}.type`, 'must not be empty for specified object fields'));
       }
-      walk(child, p, structural, keywords, depth + 1);
+      walk(child, p, structural, keywords, depth + 1, patterns);
     }
   }
   const ap = s.additionalProperties;
   if (ap && typeof ap === 'object') {
     const p = `${path}.additionalProperties`;
     if ((ap as S).type === undefined && !hasTypeExemption(ap as S)) structural.push(required(`${p}.type`, 'must not be empty for specified object fields'));
-    walk(ap as S, p, structural, keywords, depth + 1);
+    walk(ap as S, p, structural, keywords, depth + 1, patterns);
   }
   const items = s.items;
   if (items && typeof items === 'object' && !Array.isArray(items)) {
     const p = `${path}.items`;
     if ((items as S).type === undefined && !hasTypeExemption(items as S)) structural.push(required(`${p}.type`, 'must not be empty for specified array items'));
-    walk(items as S, p, structural, keywords, depth + 1);
+    walk(items as S, p, structural, keywords, depth + 1, patterns);
   }
   for (const j of JUNCTORS) {
     const branches = s[j];
     if (branches === undefined) continue;
     const list = Array.isArray(branches) ? branches : [branches];
-    list.forEach((b, i) => junctor(b as S, j === 'not' ? `${path}.not` : `${path}.${j}[${i}]`, s, structural, isIntOrStringPattern(s, j)));
+    list.forEach((b, i) => {
+      const p = j === 'not' ? `${path}.not` : `${path}.${j}[${i}]`;
+      junctor(b as S, p, s, structural, isIntOrStringPattern(s, j));
+      nestedPatterns(b as S, p, structural, patterns, depth + 1);
+    });
+  }
+}
+
+// validateNestedValueValidation: patterns under a junctor, through its items, properties,
+// additionalProperties and nested junctors.
+function nestedPatterns(s: S, path: string, out: FieldCause[], patterns: PatternCheck, depth: number): void {
+  if (depth > 64 || !s || typeof s !== 'object' || Array.isArray(s)) return;
+  patterns.check(s, path, out);
+  if (s.items && typeof s.items === 'object') nestedPatterns(s.items as S, `${path}.items`, out, patterns, depth + 1);
+  const props = s.properties as Record<string, S> | undefined;
+  if (props && typeof props === 'object') {
+    for (const [name, child] of Object.entries(props)) nestedPatterns(child, `${path}.properties[${name}]`, out, patterns, depth + 1);
+  }
+  if (s.additionalProperties && typeof s.additionalProperties === 'object') {
+    nestedPatterns(s.additionalProperties as S, `${path}.additionalProperties`, out, patterns, depth + 1);
+  }
+  for (const j of JUNCTORS) {
+    const branches = s[j];
+    if (branches === undefined) continue;
+    (Array.isArray(branches) ? branches : [branches]).forEach((b, i) => nestedPatterns(b as S, j === 'not' ? `${path}.not` : `${path}.${j}[${i}]`, out, patterns, depth + 1));
   }
 }
 

@@ -6,7 +6,7 @@
 import { forbidden, invalidValue, notSupported, required, validateName, type FieldCause } from '../validation/names';
 import { isTrue, type Crd, type CrdVersion } from './crd-object';
 import { compileSchemaRules } from './cel/compile';
-import { validateSchema } from './structural';
+import { PatternCheck, validateSchema } from './structural';
 
 const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
 const COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
@@ -111,6 +111,7 @@ function validateVersions(versions: CrdVersion[]): FieldCause[] {
   const hoistSchema = same(versions, (v) => v.schema);
   const hoistSub = same(versions, (v) => v.subresources);
   const hoistColumns = same(versions, (v) => v.additionalPrinterColumns);
+  const patterns = new PatternCheck();
   versions.forEach((v, i) => {
     const vp = `spec.versions[${i}]`;
     if (!v.name) errs.push(required(`${vp}.name`));
@@ -125,7 +126,7 @@ function validateVersions(versions: CrdVersion[]): FieldCause[] {
     if (!schema) errs.push(required(`${vp}.schema.openAPIV3Schema`, 'schemas are required'));
     else if (!hoistSchema || i === 0) {
       const schemaPath = hoistSchema ? 'spec.validation.openAPIV3Schema' : `${vp}.schema.openAPIV3Schema`;
-      errs.push(...validateSchema(schema, schemaPath, !!v.subresources?.status));
+      errs.push(...validateSchema(schema, schemaPath, !!v.subresources?.status, patterns));
       errs.push(...compileSchemaRules(schema, schemaPath).errors);
     }
     const scale = v.subresources?.scale;

@@ -11,6 +11,7 @@ import { compileSchemaRules, unsupportedRules, type RuleNode } from './cel/compi
 import { evaluateRules } from './cel/evaluate';
 import { defaultCustomObject, hasBlockingError, pruneCustomObject, validateCustomObject } from './custom-object';
 import { defaultCrd, validateCrd } from './validate-crd';
+import { RegexBudget } from '../regex/budget';
 
 export interface HookEnv {
   now: number;
@@ -54,8 +55,10 @@ function customHooks(type: ResourceType): TypeHooks {
       return obj;
     },
     prepare(obj, old, _subresource, env) {
-      const errors = validateCustomObject(info.schema, obj, old);
-      if (info.celRules) errors.push(...celErrors(info.celRules, info.crdName, obj, old, errors, env));
+      // One regular-expression budget for the write: schema patterns and CEL rules together.
+      const regexBudget = new RegexBudget();
+      const errors = validateCustomObject(info.schema, obj, old, regexBudget);
+      if (info.celRules) errors.push(...celErrors(info.celRules, info.crdName, obj, old, errors, env, regexBudget));
       if (info.scale && !errors.length) errors.push(...scalePathErrors(obj, info.scale.specReplicasPath, info.scale.statusReplicasPath));
       if (errors.length) throw new StatusError(invalid(type.group, type.kind, obj.metadata.name ?? '', errors));
     },
@@ -63,14 +66,14 @@ function customHooks(type: ResourceType): TypeHooks {
 }
 
 // apiextensions customresource strategy.go: rules run unless the schema found a blocking error.
-function celErrors(tree: RuleNode, crdName: string, obj: KubeObject, old: KubeObject | undefined, schemaErrors: StatusCause[], env: HookEnv): StatusCause[] {
+function celErrors(tree: RuleNode, crdName: string, obj: KubeObject, old: KubeObject | undefined, schemaErrors: StatusCause[], env: HookEnv, regexBudget: RegexBudget): StatusCause[] {
   if (hasBlockingError(schemaErrors)) {
     return [{
       reason: 'FieldValueInvalid', field: '<nil>',
       message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     }];
   }
-  const { errors, warnings } = evaluateRules(tree, crdName, obj, old);
+  const { errors, warnings } = evaluateRules(tree, crdName, obj, old, regexBudget);
   env.warnings?.push(...warnings);
   return errors;
 }

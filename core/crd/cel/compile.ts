@@ -7,6 +7,7 @@
 import { goQuote, invalidValue, notSupported, required, type FieldCause } from '../../validation/names';
 import type { JSONSchemaProps } from '../crd-object';
 import { celEnvironment, UNSUPPORTED_KUBE_FUNCTIONS } from './library';
+import { constantPatternErrors } from './regex';
 
 export interface ValidationRule {
   rule?: string;
@@ -141,6 +142,11 @@ function scan(ast: unknown): { ids: Set<string>; functions: Set<string> } {
 }
 
 /** cel-go's issue format: `ERROR: <input>:L:C: message` and the source line with a caret. */
+/** cel-go's Issues.String(): every issue, in source order, one per paragraph. */
+function celIssues(source: string, errs: unknown[]): string {
+  return errs.map((e) => celIssue(source, e)).join('\n');
+}
+
 function celIssue(source: string, err: unknown): string {
   const e = err as { message?: string; range?: { start: number } };
   const summary = String(e.message ?? err).split('\n')[0];
@@ -174,8 +180,12 @@ function compileRule(r: ValidationRule, path: string, schema: JSONSchemaProps, c
     out.unsupported = [...functions].filter((f) => UNSUPPORTED_KUBE_FUNCTIONS.has(f)).sort();
     if (!out.unsupported.length) {
       const checked = (parsed as unknown as { check(): { valid: boolean; type?: string; error?: unknown } }).check();
+      // Constant regular expressions: kube's AST validators (compile issues), then program creation.
+      const patterns = checked.valid ? constantPatternErrors(parsed.ast) : { issues: [] };
       if (!checked.valid) errors.push(invalidRule(`${path}.rule`, value, `compilation failed: ${celIssue(r.rule, checked.error)}`));
+      else if (patterns.issues.length) errors.push(invalidRule(`${path}.rule`, value, `compilation failed: ${celIssues(r.rule, patterns.issues)}`));
       else if (checked.type !== 'bool' && checked.type !== 'dyn') errors.push(invalidRule(`${path}.rule`, value, 'compilation failed: cel expression must evaluate to a bool'));
+      else if (patterns.program) errors.push(invalidRule(`${path}.rule`, value, `program instantiation failed: ${patterns.program}`));
       else out.program = parsed;
     }
   }
@@ -197,10 +207,15 @@ function compileRule(r: ValidationRule, path: string, schema: JSONSchemaProps, c
         if (missing.length) out.unsupported.push(...missing);
         else {
           const checked = (m as unknown as { check(): { valid: boolean; type?: string; error?: unknown } }).check();
+          const patterns = checked.valid ? constantPatternErrors(m.ast) : { issues: [] };
           if (!checked.valid) {
             errors.push(invalidRule(`${path}.messageExpression`, value, `messageExpression compilation failed: ${celIssue(r.messageExpression, checked.error)}`));
+          } else if (patterns.issues.length) {
+            errors.push(invalidRule(`${path}.messageExpression`, value, `messageExpression compilation failed: ${celIssues(r.messageExpression, patterns.issues)}`));
           } else if (checked.type !== 'string' && checked.type !== 'dyn') {
             errors.push(invalidRule(`${path}.messageExpression`, value, 'must evaluate to a string'));
+          } else if (patterns.program) {
+            errors.push(invalidRule(`${path}.messageExpression`, value, `messageExpression instantiation failed: ${patterns.program}`));
           } else out.messageProgram = m;
         }
       } catch (e) {

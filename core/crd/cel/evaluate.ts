@@ -8,7 +8,9 @@ import type { StatusCause } from '../../status';
 import { goQuote } from '../../validation/names';
 import type { JSONSchemaProps } from '../crd-object';
 import type { CompiledRule, RuleNode } from './compile';
+import { RegexBudget, RegexBudgetExceeded } from '../../regex/budget';
 import { celEnvironment, CostLimitExceeded, isDuration, PER_CALL_STEPS, PER_WRITE_STEPS, stepsTaken, withStepLimit } from './library';
+import { useRegexBudget } from './regex';
 
 // apiserver/pkg/apis/cel/config.go MaxEvaluatedMessageExpressionSizeBytes.
 const MAX_MESSAGE_BYTES = 5 * 1024;
@@ -110,7 +112,7 @@ class Run {
   private optionalNone: unknown;
   private env = celEnvironment();
 
-  constructor(private crdName: string) {}
+  constructor(private crdName: string, private readonly budget: RegexBudget) {}
 
   node(n: RuleNode, v: unknown, old: unknown, path: string, parentUnchanged: boolean, correlated: boolean): void {
     if (this.stopped || v === null || v === undefined) return;
@@ -149,14 +151,20 @@ class Run {
   /** Evaluates `program` within the budget; throws CostLimitExceeded past it. */
   private eval(program: (ctx: Record<string, unknown>) => unknown, ctx: Record<string, unknown>): { value?: unknown; error?: unknown; cost: boolean; perCall: boolean } {
     const limit = Math.min(PER_CALL_STEPS, this.remaining);
+    const outer = useRegexBudget(this.budget);
     try {
       const { value, steps } = withStepLimit(limit, () => program(ctx));
       this.remaining -= steps;
       return { value, cost: false, perCall: false };
     } catch (e) {
       this.remaining -= Math.min(stepsTaken(), limit);
-      const cost = e instanceof CostLimitExceeded || (e as { cause?: unknown })?.cause instanceof CostLimitExceeded;
+      const cause = (e as { cause?: unknown })?.cause;
+      // The write's regular-expression work (core/regex/budget.ts) runs out like its CEL cost budget.
+      if (e instanceof RegexBudgetExceeded || cause instanceof RegexBudgetExceeded) return { error: e, cost: true, perCall: false };
+      const cost = e instanceof CostLimitExceeded || cause instanceof CostLimitExceeded;
       return { error: e, cost, perCall: cost && limit === PER_CALL_STEPS };
+    } finally {
+      useRegexBudget(outer);
     }
   }
 
@@ -247,9 +255,12 @@ class Run {
   }
 }
 
-/** Evaluates every rule of `tree` on `obj` (and `old` on update). */
-export function evaluateRules(tree: RuleNode, crdName: string, obj: unknown, old?: unknown): RuleOutcome {
-  const run = new Run(crdName);
+/**
+ * Evaluates every rule of `tree` on `obj` (and `old` on update); regular expressions spend `budget`
+ * (shared with the write's schema patterns).
+ */
+export function evaluateRules(tree: RuleNode, crdName: string, obj: unknown, old?: unknown, budget = new RegexBudget()): RuleOutcome {
+  const run = new Run(crdName, budget);
   const self = toCel(tree.schema, obj, true);
   const oldSelf = old === undefined ? undefined : toCel(tree.schema, old, true);
   run.node(tree, self, oldSelf, '', false, true);

@@ -1,12 +1,14 @@
 // Core: the CEL environment CRD validation rules are compiled and evaluated in. The base language comes
 // from @marcbachmann/cel-js (macros has/all/exists/exists_one/map/filter, size, contains, startsWith,
-// endsWith, matches, string/list `in`, optional chaining, cel.bind, timestamps, durations); this module adds
-// the Kubernetes libraries rules rely on that it lacks (k8s.io/apiserver pkg/cel/library lists.go and
-// regex.go, cel-go ext strings and sets as kube's base environment enables them), and a step counter that
-// bounds what one evaluation may do (kube bounds cost per call and per request: apiserver/pkg/apis/cel
-// config.go PerCallLimit and RuntimeCELCostBudget).
+// endsWith, string/list `in`, optional chaining, cel.bind, timestamps, durations); this module adds the
+// Kubernetes libraries rules rely on that it lacks (k8s.io/apiserver pkg/cel/library lists.go and
+// regex.go, cel-go ext strings and sets as kube's base environment enables them), replaces its
+// backtracking `matches` with Go's linear RE2 (./regex.ts), and keeps a step counter that bounds what one
+// evaluation may do (kube bounds cost per call and per request: apiserver/pkg/apis/cel config.go
+// PerCallLimit and RuntimeCELCostBudget), to which calls cel-go prices by argument size add their cost.
 
 import { Environment } from '@marcbachmann/cel-js';
+import { matches, registerRegexFunctions } from './regex';
 
 /** Evaluation steps one rule may take (kube: PerCallLimit, 1,000,000 cost units). */
 export const PER_CALL_STEPS = 1_000_000;
@@ -65,19 +67,6 @@ function sum(l: List): unknown {
     acc = (acc as number) + (x as number);
   }
   return acc;
-}
-
-// Regular expressions of `find`/`findAll`, compiled once each (bounded).
-const regexes = new Map<string, RegExp>();
-function regex(pattern: string): RegExp {
-  let re = regexes.get(pattern);
-  if (!re) {
-    re = new RegExp(pattern, 'gu');
-    if (regexes.size > 500) regexes.clear();
-    regexes.set(pattern, re);
-  }
-  re.lastIndex = 0;
-  return re;
 }
 
 function codePoints(s: string): string[] {
@@ -203,13 +192,9 @@ function build(optionalOldSelf: boolean): Environment {
     for (const x of l) if (!out.some((y) => sameValue(x, y))) out.push(x);
     return out;
   });
-  // k8s.io/apiserver pkg/cel/library/regex.go
-  add('string.find(string): string', (s: string, p: string) => regex(p).exec(s)?.[0] ?? '');
-  add('string.findAll(string): list<string>', (s: string, p: string) => [...s.matchAll(regex(p))].map((m) => m[0]));
-  add('string.findAll(string, int): list<string>', (s: string, p: string, n: bigint) => {
-    const all = [...s.matchAll(regex(p))].map((m) => m[0]);
-    return n < 0n ? all : all.slice(0, Number(n));
-  });
+  // k8s.io/apiserver pkg/cel/library/regex.go, and cel-go's global matches(string, string).
+  registerRegexFunctions(add, chargeSteps);
+  add('string.__edgeplane_matches(string): bool', (s: string, p: string) => matches(s, p, chargeSteps));
   // cel-go ext strings (kube: version 2), with code-point indexing as cel-go's.
   add('string.charAt(int): string', (s: string, i: bigint) => {
     const cps = codePoints(s);
@@ -242,7 +227,26 @@ function build(optionalOldSelf: boolean): Environment {
     if (++steps > stepLimit) throw new CostLimitExceeded();
     return run.call(this, ast, ctx);
   };
+  // The library's own string.matches runs JavaScript's backtracking RegExp. Its declaration is frozen
+  // and registering the same signature is refused, so the checker's and evaluator's candidate list for
+  // `.matches(x)` gets the linear one in its place (after all registrations: a later one rebuilds it).
+  const registry = (evaluator as unknown as { registry: Registry }).registry;
+  const ours = registry.functionCandidates(true, '__edgeplane_matches', 1).declarations[0];
+  const theirs = registry.functionCandidates(true, 'matches', 1).declarations;
+  const at = theirs.findIndex((d) => d.signature === 'string.matches(string): bool');
+  if (!ours || at < 0) throw new Error('cel: string.matches overload not found');
+  theirs[at] = ours;
   return env;
+}
+
+interface Registry {
+  functionCandidates(receiver: boolean, name: string, args: number): { declarations: { signature: string }[] };
+}
+
+/** Adds `cost` to the running evaluation's steps (cel-go charges some calls by their arguments' size). */
+export function chargeSteps(cost: number): void {
+  steps += cost;
+  if (steps > stepLimit) throw new CostLimitExceeded();
 }
 
 const shared: (Environment | undefined)[] = [];
