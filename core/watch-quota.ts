@@ -6,13 +6,11 @@
 // system:masters are never counted nor refused (API Priority and Fairness's exempt level: their watches are
 // few, and the cluster stops without them). Memory: one entry per key with a watch open, one per watch.
 
-// Why 1000: client-go opens one watch per type per process, so a user or a namespace needs many only when
-// many processes share one identity (a DaemonSet's pods on one ServiceAccount; they spread over replicas by
-// client address). 1000 is a sixth of MAX_WATCHERS' default (6000): at least six tenants must each fill their
-// bound before tenants' watches reach it, and system components are outside it anyway.
-export const DEFAULT_MAX_WATCHES_PER_USER = 1000;
-export const DEFAULT_MAX_WATCHES_PER_NAMESPACE = 1000;
-export const DEFAULT_MAX_WATCHERS = 6000;
+// The defaults (core/settings.ts): 1000 per user and per namespace, because client-go opens one watch per type
+// per process, so a user or a namespace needs many only when many processes share one identity (a DaemonSet's
+// pods on one ServiceAccount; they spread over replicas by client address). 1000 is a sixth of MAX_WATCHERS'
+// 6000: at least six tenants must each fill their bound before tenants' watches reach it, and system
+// components are outside it anyway.
 // A bound that refuses a watch first asks its holders whether their clients are still there (a liveness
 // write: locally workerd notices a gone HTTP client only when it writes to it), so a tenant that hung up frees
 // its slots as soon as someone wants them. A bound is probed at most once a second, and so is each holder

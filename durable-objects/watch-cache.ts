@@ -16,7 +16,8 @@ import { WatchHub, type HubStats, type Sink, type Watcher, type WatchRequest } f
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
 import { socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
-import { DEFAULT_MAX_WATCHERS, DEFAULT_MAX_WATCHES_PER_NAMESPACE, DEFAULT_MAX_WATCHES_PER_USER, WatchQuota, type QuotaHolder } from '../core/watch-quota';
+import { WatchQuota, type QuotaHolder } from '../core/watch-quota';
+import { SETTINGS } from '../core/settings';
 import { WATCH_HEADERS } from '../core/watch-headers';
 import { API_VERSION_HEADER, convertingSink } from './version-sink';
 
@@ -106,9 +107,9 @@ export class WatchCache {
   constructor(private readonly o: WatchCacheOptions) {
     this.revision = o.revision;
     this.quota = new WatchQuota({
-      tenants: this.setting('MAX_WATCHERS', DEFAULT_MAX_WATCHERS),
-      perUser: this.setting('MAX_WATCHES_PER_USER', DEFAULT_MAX_WATCHES_PER_USER),
-      perNamespace: this.setting('MAX_WATCHES_PER_NAMESPACE', DEFAULT_MAX_WATCHES_PER_NAMESPACE),
+      tenants: this.setting('MAX_WATCHERS', SETTINGS.maxWatchers.default),
+      perUser: this.setting('MAX_WATCHES_PER_USER', SETTINGS.maxWatchesPerUser.default),
+      perNamespace: this.setting('MAX_WATCHES_PER_NAMESPACE', SETTINGS.maxWatchesPerNamespace.default),
     });
     o.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(SOCKET_PING, SOCKET_PONG));
     this.budget = {
