@@ -9,5 +9,5 @@ export const WATCH_HEADERS = {
   table: 'x-edgeplane-table', // "1": frames carry meta.k8s.io Tables (kubectl get -w)
   protocol: 'x-edgeplane-protocol', // the WebSocket subprotocol to echo, if any
   replica: 'x-edgeplane-replica', // the replica's own name, so it can subscribe under it
-  user: 'x-edgeplane-user', // whose watch quota this watch counts against; absent: exempt (system:masters)
+  user: 'x-edgeplane-user', // whose watch quota this watch counts against; absent: a system component (watch-quota.ts)
 } as const;

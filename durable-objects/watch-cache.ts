@@ -16,7 +16,8 @@ import { WatchHub, type HubStats, type Sink, type Watcher, type WatchRequest } f
 import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
 import { socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
-import { DEFAULT_MAX_WATCHES_PER_USER, WatchQuota } from '../core/watch-quota';
+import { WatchQuota, type QuotaHolder } from '../core/watch-quota';
+import { SETTINGS } from '../core/settings';
 import { WATCH_HEADERS } from '../core/watch-headers';
 import { API_VERSION_HEADER, convertingSink } from './version-sink';
 
@@ -28,8 +29,9 @@ export interface WatchSettings {
   WATCH_MIN_TIMEOUT_SECONDS?: string;
   WATCH_BUFFER_BYTES?: string;
   WATCH_HEARTBEAT_SECONDS?: string;
-  MAX_WATCHERS?: string;
+  MAX_WATCHERS?: string; // tenants' watches together (system components are not counted)
   MAX_WATCHES_PER_USER?: string;
+  MAX_WATCHES_PER_NAMESPACE?: string;
   WATCH_SOCKET_BUDGET_BYTES?: string;
 }
 
@@ -53,6 +55,7 @@ export interface WatchCacheOptions {
 
 export interface CacheStats extends HubStats {
   socketStalls: number; // WebSocket watchers closed for sending past their budget unheard
+  quotaRefused: number; // watches answered 429 by the watch quota
   revision: number;
   objects: number;
   windowEvents: number;
@@ -74,7 +77,7 @@ export const SOCKET_PONG = 'pong';
 interface SocketAttachment {
   target: WatchTarget;
   deadline: number;
-  user?: string; // counted in the per-user quota; absent: exempt
+  user?: string; // counted in the watch quota (with target.namespace); absent: a system component
   apiVersion?: string; // a CRD version other than the storage one (version-sink.ts)
 }
 
@@ -103,7 +106,11 @@ export class WatchCache {
 
   constructor(private readonly o: WatchCacheOptions) {
     this.revision = o.revision;
-    this.quota = new WatchQuota(this.setting('MAX_WATCHES_PER_USER', DEFAULT_MAX_WATCHES_PER_USER));
+    this.quota = new WatchQuota({
+      tenants: this.setting('MAX_WATCHERS', SETTINGS.maxWatchers.default),
+      perUser: this.setting('MAX_WATCHES_PER_USER', SETTINGS.maxWatchesPerUser.default),
+      perNamespace: this.setting('MAX_WATCHES_PER_NAMESPACE', SETTINGS.maxWatchesPerNamespace.default),
+    });
     o.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(SOCKET_PING, SOCKET_PONG));
     this.budget = {
       budgetBytes: this.setting('WATCH_SOCKET_BUDGET_BYTES', DEFAULT_SOCKET_BUDGET_BYTES),
@@ -203,14 +210,14 @@ export class WatchCache {
       const req = parseWatchRequest(this.o.type, target, {
         now, minTimeoutSeconds: this.setting('WATCH_MIN_TIMEOUT_SECONDS', 1800), random: Math.random,
       });
-      if (this.hub.size >= this.setting('MAX_WATCHERS', 6000)) throw new StatusError(tooManyRequests(TOO_MANY, 1));
       const user = h.get(WATCH_HEADERS.user) || undefined;
-      if (user !== undefined && !this.quota.admit(user)) throw new StatusError(tooManyRequests(TOO_MANY, 1));
-      const release = user === undefined ? () => undefined : this.quota.hold(user);
+      const holder: QuotaHolder = { probe: () => undefined };
+      const admission = this.quota.admit(user, target.namespace, holder, now);
+      if (!admission.admitted) throw new StatusError(tooManyRequests(TOO_MANY, 1));
       try {
-        return this.startWatch(h, target, req, now, user, release);
+        return this.startWatch(request, target, req, now, user, admission.release, holder);
       } catch (e) {
-        release();
+        admission.release();
         throw e;
       }
     } catch (e) {
@@ -220,7 +227,8 @@ export class WatchCache {
     }
   }
 
-  private startWatch(h: Headers, target: WatchTarget, req: WatchRequest, now: number, user: string | undefined, release: () => void): Response {
+  private startWatch(request: Request, target: WatchTarget, req: WatchRequest, now: number, user: string | undefined, release: () => void, holder: QuotaHolder): Response {
+    const h = request.headers;
     const apiVersion = h.get(API_VERSION_HEADER) ?? undefined;
     if (h.get('upgrade')?.toLowerCase() === 'websocket') return this.acceptSocket(target, req, now, h.get(WATCH_HEADERS.protocol), user, release, apiVersion);
     let watcher: Watcher | undefined;
@@ -232,6 +240,12 @@ export class WatchCache {
     const stream = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), onCancel, this.flusher);
     const { body } = stream;
     const sink = releasing(this.inVersion(stream.sink, apiVersion), release);
+    // The client went away: the runtime aborts the request (enable_request_signal; on Cloudflare as soon as
+    // the client disconnects, locally at the first write that fails) or cancels the body. Either frees the slot
+    // now, as kube-apiserver ends a watch when its request context is cancelled.
+    request.signal?.addEventListener('abort', onCancel, { once: true });
+    // A full quota bound asks its holders to write, which is how a gone client is noticed locally.
+    holder.probe = () => stream.sink.heartbeat?.();
     this.hub.start(req, sink, now).then((w) => {
       watcher = w;
       // A client gone during the replay: drop the watcher (and its quota) now, not at its deadline.
@@ -288,11 +302,8 @@ export class WatchCache {
       try {
         const parsed = parseWatchRequest(this.o.type, a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
         const req: WatchRequest = { ...parsed, deadline: a.deadline, initialEvents: false, watchList: false, after: seenUpTo ?? this.revision };
-        let sink = this.inVersion(socketSink(ws, this.budget), a.apiVersion);
-        if (a.user !== undefined) {
-          this.quota.restore(a.user);
-          sink = releasing(sink, this.quota.hold(a.user));
-        }
+        // A WebSocket's close reaches the object by itself: nothing to probe.
+        const sink = releasing(this.inVersion(socketSink(ws, this.budget), a.apiVersion), this.quota.restore(a.user, a.target.namespace, { probe: () => undefined }));
         this.track(ws, this.hub.start(req, sink, now));
       } catch (e) {
         console.error('could not restore watcher', e);
@@ -312,7 +323,7 @@ export class WatchCache {
   stats(): CacheStats {
     const hub = this.hub.stats;
     return {
-      ...hub, socketStalls: this.socketStalls, watchers: this.hub.size, revision: this.revision, objects: this.state.size, windowEvents: this.window.size,
+      ...hub, socketStalls: this.socketStalls, quotaRefused: this.quota.refused, watchers: this.hub.size, revision: this.revision, objects: this.state.size, windowEvents: this.window.size,
       renderErrors: hub.renderErrors + this.tableFallbacks, sinkErrors: hub.sinkErrors + this.flusher.errors,
     };
   }

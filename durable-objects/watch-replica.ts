@@ -136,7 +136,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   async stats(groupResource: string, name: string): Promise<ReplicaStats> {
     await knowType(this.env as CrdEnv, groupResource);
     this.identify(name, groupResource);
-    const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, socketStalls: 0, revision: 0, objects: 0, windowEvents: 0 };
+    const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, socketStalls: 0, quotaRefused: 0, revision: 0, objects: 0, windowEvents: 0 };
     return {
       ...cache,
       name,

@@ -103,7 +103,9 @@ export function streamSink(limitBytes: number, onCancel: () => void, flusher: St
     },
     full: () => queued() > limitBytes / 2,
     // A blank line between events: clients' JSON decoders skip whitespace. Writing it is how a stream
-    // learns that its client has gone (then cancel runs and the watcher is dropped).
+    // learns that its client has gone where the runtime notices only on a write (workerd locally): then
+    // cancel runs, or the request's signal aborts, and the watcher is dropped. A full watch-quota bound
+    // sends it too, to the watches it counts (core/watch-quota.ts).
     heartbeat() {
       if (closed || queued() !== 0) return;
       try {

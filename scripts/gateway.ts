@@ -6,7 +6,7 @@ import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { bundleWorker, ROOT } from './build';
-import { listenDual, localCertificate } from './dual-listener';
+import { defaultLimits, listenDual, localCertificate, type ListenerLimits } from './dual-listener';
 import { kubeconfigText } from './kubeconfig-file';
 
 export interface GatewayOptions {
@@ -18,15 +18,13 @@ export interface GatewayOptions {
   serviceAccountSigningKey?: string;
   vars?: Record<string, string>; // overrides of wrangler.toml [vars]
   scriptPath?: string; // a prebuilt bundle (the deploy build) instead of bundling worker/ now
-  maxConnections?: number; // open client connections before new ones get 429
+  // The local listener's bounds (scripts/dual-listener.ts ListenerLimits); unset ones follow `ulimit -n`.
+  listener?: Partial<ListenerLimits>;
 }
 
 // wrangler also reads .dev.vars; dropping its secrets keeps a test or benchmark gateway from serving with a
 // developer's tokens, and lets a caller start one with no secrets at all.
 const SECRETS = ['ADMIN_TOKEN', 'SERVICE_ACCOUNT_SIGNING_KEY'];
-
-// Under the 20,000 descriptors a process may hold here: two per proxied connection in this process.
-const DEFAULT_MAX_CONNECTIONS = 9000;
 
 export interface Gateway {
   url: string; // plain HTTP
@@ -57,7 +55,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const upstream = await mf.ready;
   const tls = localCertificate(join(opts.persistDir, 'tls'));
-  const listener = await listenDual(opts.port, Number(upstream.port), tls, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  const limits = { ...defaultLimits(), ...definedOnly(opts.listener ?? {}) };
+  const listener = await listenDual(opts.port, Number(upstream.port), tls, limits);
   const port = listener.port;
   // Any request wakes the controller manager (worker/controllers.ts); send one so loops run without user action.
   await fetch(new URL('/healthz', upstream)).then((r) => r.text()).catch(() => undefined);
@@ -71,6 +70,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       await mf.dispose();
     },
   };
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** A kubeconfig for kubectl: HTTPS (client-go sends tokens only over TLS), the local CA and the token. */

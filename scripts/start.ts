@@ -17,7 +17,7 @@ mkdirSync(persistDir, { recursive: true });
 // admin token) stop authenticating once it is.
 const { ADMIN_TOKEN: token, SERVICE_ACCOUNT_SIGNING_KEY: serviceAccountSigningKey } = ensureLocalSecrets(DEV_VARS, ['ADMIN_TOKEN', 'SERVICE_ACCOUNT_SIGNING_KEY']);
 const maxConnections = process.env.MAX_CONNECTIONS ? Number(process.env.MAX_CONNECTIONS) : undefined;
-const gateway = await startGateway({ port, persistDir, adminToken: token, serviceAccountSigningKey, maxConnections });
+const gateway = await startGateway({ port, persistDir, adminToken: token, serviceAccountSigningKey, listener: { maxConnections } });
 const kubeconfig = join(ROOT, 'kubeconfig');
 writeKubeconfig(kubeconfig, gateway, token);
 

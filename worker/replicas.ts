@@ -3,6 +3,8 @@
 // consistent reads go to the canonical store.
 
 import { groupResource, type ResourceType } from '../core/registry';
+import { tenantOf, type WatchUser } from '../core/watch-quota';
+import { PRIVILEGED_GROUP } from '../core/rbac/authorize';
 import type { Bindings } from './env';
 
 // request.cf.continent → Durable Object location hint.
@@ -12,7 +14,9 @@ const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'we
 // on a WebSocket, so the same choice may come as query parameters (the console uses them); kube-apiserver ignores
 // query parameters it does not know, and so do clients. The location `store` skips replicas: the console's
 // black-box lag measurement compares a replica's arrival times with the canonical store's. These are the only
-// x-edgeplane-* headers a client may send; the internal ones (core/watch-headers.ts) are never forwarded.
+// x-edgeplane-* headers a client may send; the internal ones (core/watch-headers.ts) are never forwarded. Only
+// system:masters may choose (mayChooseReplica): anyone else could pile its watches onto the replica that serves
+// someone else, or onto the store that serves every write.
 export const LOCATION_HEADER = 'x-edgeplane-location';
 export const REPLICA_INDEX_HEADER = 'x-edgeplane-replica-index';
 export const LOCATION_PARAM = 'edgeplaneLocation';
@@ -29,16 +33,17 @@ export interface ReplicaChoice {
  * client's watches and lists keep landing on the same replica (warm, and resuming where it left off)
  * while different clients spread over all REPLICAS_PER_LOCATION of them.
  */
-export function replicaFor(env: Bindings, type: ResourceType, req: Request, client: string): ReplicaChoice | undefined {
+export function replicaFor(env: Bindings, type: ResourceType, req: Request, client: string, mayChoose: boolean): ReplicaChoice | undefined {
   const locations = replicaLocations(env);
   if (locations.length === 0) return undefined;
-  const params = new URL(req.url).searchParams;
-  const asked = req.headers.get(LOCATION_HEADER) ?? params.get(LOCATION_PARAM);
+  const params = mayChoose ? new URL(req.url).searchParams : new URLSearchParams();
+  const header = (name: string) => (mayChoose ? req.headers.get(name) : null);
+  const asked = header(LOCATION_HEADER) ?? params.get(LOCATION_PARAM);
   if (asked === STORE_LOCATION) return undefined;
   const wanted = asked ?? defaultLocation(req);
   const location = wanted && locations.includes(wanted) ? wanted : locations[0];
   const count = Math.max(1, Number(env.REPLICAS_PER_LOCATION ?? 1) || 1);
-  const rawIndex = req.headers.get(REPLICA_INDEX_HEADER) ?? params.get(REPLICA_INDEX_PARAM);
+  const rawIndex = header(REPLICA_INDEX_HEADER) ?? params.get(REPLICA_INDEX_PARAM);
   const askedIndex = rawIndex === null || rawIndex.trim() === '' ? NaN : Number(rawIndex);
   const index = Number.isInteger(askedIndex) && askedIndex >= 0 ? askedIndex % count : fnv1a(client) % count;
   const name = replicaName(type, location, index);
@@ -74,9 +79,17 @@ export function servableByReplica(q: URLSearchParams): boolean {
   return rv === '0' || !q.get('limit');
 }
 
-/** Who a client is for replica placement: its user and, behind Cloudflare, its address. */
+/** Whether `user` may pick a location or replica with the overrides above: system:masters only. */
+export function mayChooseReplica(user: WatchUser): boolean {
+  return user.groups.includes(PRIVILEGED_GROUP);
+}
+
+/**
+ * Who a client is for replica placement: its tenant (a ServiceAccount's namespace, so accounts a namespace
+ * admin mints cannot be named to land where it likes, else the user) and, behind Cloudflare, its address.
+ */
 export function clientKey(username: string, req: Request): string {
-  return `${username}\u0000${req.headers.get('cf-connecting-ip') ?? ''}`;
+  return `${tenantOf(username)}\u0000${req.headers.get('cf-connecting-ip') ?? ''}`;
 }
 
 /** 32-bit FNV-1a: a cheap, well-spread hash of a short string (never used for security). */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { startGateway, writeKubeconfig, type Gateway } from '../../scripts/gateway';
+import type { ListenerLimits } from '../../scripts/dual-listener';
 
 export const TOKEN = 'e2e-admin-token';
 // The ServiceAccount signing key test gateways get (32 bytes, the HS256 minimum), so tests can mint tokens.
@@ -23,14 +24,14 @@ export interface TestSecrets {
 }
 
 /** A gateway with `secrets` (default: TOKEN and SIGNING_KEY; `{}` starts one with none). */
-export async function startTestGateway(opts: { persistDir?: string; vars?: Record<string, string>; maxConnections?: number; secrets?: TestSecrets } = {}): Promise<Running> {
+export async function startTestGateway(opts: { persistDir?: string; vars?: Record<string, string>; listener?: Partial<ListenerLimits>; secrets?: TestSecrets } = {}): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), 'edgeplane-e2e-'));
   const persistDir = opts.persistDir ?? join(dir, 'state');
   const secrets = opts.secrets ?? { adminToken: TOKEN, serviceAccountSigningKey: SIGNING_KEY };
   // Control loops create objects (default ServiceAccounts, Nodes, events) that tests counting objects exactly
   // do not expect: off unless a test asks for them.
   const vars = { CONTROLLERS: 'off', ...opts.vars };
-  const gateway = await startGateway({ port: 0, persistDir, ...secrets, vars, maxConnections: opts.maxConnections });
+  const gateway = await startGateway({ port: 0, persistDir, ...secrets, vars, listener: opts.listener });
   const kubeconfig = join(dir, 'kubeconfig');
   writeKubeconfig(kubeconfig, gateway, TOKEN);
   return { gateway, dir, kubeconfig, persistDir };

@@ -24,7 +24,7 @@ import { escalationGrant, RBAC_GROUP } from './escalation';
 import { allAuthorizers, authorizerFor, resourceAttributes } from '../authz';
 import { forbiddenReason } from '../../core/rbac/authorize';
 import { isApplyPatch } from '../../core/apply/apply-body';
-import { clientKey, replicaFor, servableByReplica } from '../replicas';
+import { clientKey, mayChooseReplica, replicaFor, servableByReplica } from '../replicas';
 import { forwardedCrdRevision } from '../../durable-objects/custom-types';
 import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
 import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
@@ -85,7 +85,8 @@ async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: 
         namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
         crdRevision: type.custom ? forwardedCrdRevision() : undefined,
       };
-      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw, clientKey(c.get('user').username, c.req.raw)) : undefined;
+      const user = c.get('user');
+      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw, clientKey(user.username, c.req.raw), mayChooseReplica(user)) : undefined;
       if (replica) return replica.stub.list(groupResource(type), replica.name, req);
       return storeFor(c.env, type).list(groupResource(type), req);
     }

@@ -14,7 +14,8 @@ import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
 import { negotiateWatch } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
-import { clientKey, replicaFor } from '../replicas';
+import { clientKey, mayChooseReplica, replicaFor } from '../replicas';
+import { isSystemWatcher } from '../../core/watch-quota';
 import { CRD_REVISION_HEADER, forwardedCrdRevision } from '../../durable-objects/custom-types';
 
 // The handshake headers a WebSocket upgrade needs to reach the store intact.
@@ -33,14 +34,15 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   if (negotiateWatch(c.req.header('accept')).table) headers.set(WATCH_HEADERS.table, '1');
   const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
   if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
-  // The per-user watch quota (MAX_WATCHES_PER_USER) spares system:masters, as the rate limit does.
+  // The watch quota (core/watch-quota.ts) counts tenants only: system components are never refused for
+  // others' watches.
   const user = c.get('user');
-  if (!user.groups.includes('system:masters')) headers.set(WATCH_HEADERS.user, user.username);
+  if (!isSystemWatcher(user)) headers.set(WATCH_HEADERS.user, user.username);
   const crdRevision = type.custom ? forwardedCrdRevision() : undefined;
   if (needsConversion(type)) headers.set(API_VERSION_HEADER, apiVersionOf(type));
   if (asVersion) headers.set(API_VERSION_HEADER, asVersion);
   if (crdRevision !== undefined) headers.set(CRD_REVISION_HEADER, String(crdRevision));
-  const replica = replicaFor(c.env, type, c.req.raw, clientKey(user.username, c.req.raw));
+  const replica = replicaFor(c.env, type, c.req.raw, clientKey(user.username, c.req.raw), mayChooseReplica(user));
   if (replica) headers.set(WATCH_HEADERS.replica, replica.name);
   const forwarded = new Request(`https://store.internal/watch${url.search}`, { headers });
   return replica ? replica.stub.fetch(forwarded) : storeFor(c.env, type).fetch(forwarded);
