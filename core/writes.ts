@@ -14,7 +14,8 @@ import { scaleOf, withScale } from './scale';
 import { applyPatch } from './patch/apply-patch';
 import { applyDefaults } from './admission/defaults';
 import { immutableViolations } from './admission/immutable';
-import { allocateClusterIP, keepAllocatedClusterIP } from './admission/cluster-ip';
+import { allocateServiceCreate, allocateServiceUpdate, isCoreService, keepAllocatedValues, seededRandom } from './admission/service-allocation';
+import { ServiceAllocations } from './admission/service-ranges';
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
 import { jsonDepthError } from './json-depth';
 import { objectKey } from './object-key';
@@ -40,6 +41,8 @@ export interface WriteStore {
   get(key: string): KubeObject | undefined;
   objects(namespace: string): Iterable<KubeObject>;
   commit(type: EventType, key: string, object: KubeObject): KubeObject;
+  /** Services: the clusterIPs and nodePorts the stored Services hold, kept by the store; else derived by a scan. */
+  serviceAllocations?: ServiceAllocations;
 }
 
 export interface WriteEnv {
@@ -153,6 +156,11 @@ function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<Decod
   return out;
 }
 
+// Services: allocation reads the store's index (durable-objects/resource-store.ts); a store without one is scanned.
+function serviceAllocations(store: WriteStore): ServiceAllocations {
+  return store.serviceAllocations ?? ServiceAllocations.of([...store.objects('')].map((o) => [objectKey(o.metadata.namespace ?? '', o.metadata.name ?? ''), o]));
+}
+
 // CRDs and custom objects: their own decoding, validation and status (core/crd/write-hooks.ts).
 function hookEnv(store: WriteStore, env: WriteEnv): HookEnv {
   return { now: env.now, fieldValidation: env.fieldValidation, warnings: env.warnings, objects: () => store.objects('') };
@@ -181,7 +189,7 @@ export function createObject(store: WriteStore, env: WriteEnv, namespace: string
   applyDefaults(obj);
   if (isCorePod(type)) addDefaultTolerations(obj, env.defaultTolerationSeconds);
   if (track) recordWrite(env, undefined, obj, '');
-  if (type.kind === 'Service') allocateClusterIP(store, obj, env.newUid());
+  if (isCoreService(type)) allocateServiceCreate(obj, serviceAllocations(store), seededRandom(env.newUid()));
   typeHooks(type)?.prepare(obj, undefined, '', hookEnv(store, env));
   checkSize(obj);
   for (let attempt = 1; ; attempt++) {
@@ -239,7 +247,7 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
   }
   if (subresource !== 'status') {
     // Defaults first, as decoding does, so an update that omits a defaulted field changes nothing.
-    keepAllocatedClusterIP(type, current, next);
+    keepAllocatedValues(type, current, next);
     applyDefaults(next);
   }
   const merged = subresource === 'status' ? mergeStatusUpdate(current, next)
@@ -251,6 +259,7 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
   }
   if (track) recordWrite(env, current, merged, subresource);
   else if (subresource === 'status') merged.metadata.managedFields = next.metadata.managedFields; // set by apply
+  if (isCoreService(type) && !subresource) allocateServiceUpdate(current, merged, serviceAllocations(store), seededRandom(env.newUid()));
   validateObject(type, merged, current, subresource !== 'status');
   typeHooks(type)?.prepare(merged, current, subresource, hookEnv(store, env));
   checkSize(merged);

@@ -27,6 +27,8 @@ import { AUTHORIZER_PREFIX, Replication, type ReplicaEnv, type SubscribeReply } 
 import { NamespaceFence } from './namespace-fence';
 import { namespaceTerminating } from '../core/namespace-terminating';
 import { defaultTolerationSeconds } from '../core/pods/default-tolerations';
+import { isCoreService } from '../core/admission/service-allocation';
+import { ServiceAllocations } from '../core/admission/service-ranges';
 
 export interface StoreEnv extends WatchSettings, ReplicaEnv {
   EVENT_RETENTION_COUNT?: string;
@@ -91,6 +93,9 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   private writes = 0;
   private cache!: WatchCache;
   private replication!: Replication;
+  // Services only: the clusterIPs and nodePorts stored Services hold, derived from the state at load and kept
+  // in step by publish(), so allocation checks an index inside the write's transaction (core/admission).
+  private serviceAllocations?: ServiceAllocations;
 
   constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
@@ -297,6 +302,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           changes.push({ row, object, prev });
           return object;
         },
+        serviceAllocations: this.serviceAllocations,
       }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: controllersEnabled(this.env.CONTROLLERS),
         defaultTolerationSeconds: defaultTolerationSeconds(this.env.DEFAULT_TOLERATION_SECONDS) }, req);
       if (changes.length) this.log.setMeta('revision', next);
@@ -315,6 +321,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
    */
   private publish(changes: Committed[], now: number): void {
     for (const c of changes) {
+      this.serviceAllocations?.track(c.row.key, c.row.type === 'DELETED' ? undefined : c.object);
       try {
         this.cache.apply(this.cache.event(c.row, now, c.object, c.prev));
       } catch (e) {
@@ -407,6 +414,9 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       readLog: async (after, limit) => this.log.since(after, limit),
     });
     for (const row of this.log.objects()) this.cache.state.set(this.cache.entry(row.key, row.revision, row.value));
+    if (isCoreService(type)) {
+      this.serviceAllocations = ServiceAllocations.fromState(this.cache.state.range(''));
+    }
     this.replication = new Replication(this.ctx, this.env, groupResource, this.log, () => this.cache.revision, () => this.compacted);
     // Bootstrap objects missing from a store, on first start or added by a newer version (kube-apiserver
     // reconciles its bootstrap policy and system namespaces at every start the same way); they are
