@@ -66,8 +66,15 @@ export type WriteRequest = (
   | { verb: 'update'; namespace: string; name: string; subresource: string; body: string }
   | { verb: 'patch'; namespace: string; name: string; subresource: string; patchType: string; body: string }
   | { verb: 'delete'; namespace: string; name: string; body: string; query: DeleteQuery }
-  | { verb: 'deletecollection'; namespace: string; selectors: ParsedSelectors; body: string; query: DeleteQuery }
+  | { verb: 'deletecollection'; namespace: string; selectors: ParsedSelectors; body: string; query: DeleteQuery; page?: DeletePage }
 ) & WriteAttribution;
+
+/** One page of a deletecollection (core/delete-collection-page.ts): the keys the store picked, and its cursor. */
+export interface DeletePage {
+  keys: string[];
+  resourceVersion: string; // the store's revision before this page
+  continue?: string;
+}
 
 /** Who writes, for managedFields: the `fieldManager` parameter and User-Agent; `force` (apply only). */
 export interface WriteAttribution {
@@ -89,6 +96,7 @@ export interface DeleteQuery {
 export interface WriteResponse {
   code: number;
   body: unknown;
+  held?: number; // deletecollection: objects marked for deletion but kept by finalizers
 }
 
 // etcd's --max-request-bytes: the largest object the canonical store keeps.
@@ -396,11 +404,24 @@ function remove(store: WriteStore, env: WriteEnv, current: KubeObject, stored: K
 function deleteCollection(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { verb: 'deletecollection' }>): WriteResponse {
   const { type } = env;
   const options = parseDeleteOptions(req.body);
-  const victims = [...store.objects(req.namespace)].filter((o) => matchesObject(type, o, req.selectors));
-  const items = victims.map((o) => {
+  const { page } = req;
+  // A page names its keys; one deleted or changed since the store picked it is skipped or checked again.
+  const candidates = page ? page.keys.map((k) => store.get(k)).filter((o): o is KubeObject => o !== undefined) : store.objects(req.namespace);
+  const victims = [...candidates].filter((o) => matchesObject(type, o, req.selectors));
+  let deleted = 0;
+  const counting: WriteStore = {
+    ...store,
+    commit: (kind, key, object) => {
+      if (kind === 'DELETED') deleted++;
+      return store.commit(kind, key, object);
+    },
+  };
+  for (const o of victims) {
     checkPreconditions(type.kind, o, options);
-    const result = remove(store, env, withPropagation(env, o, options, req.query), o);
-    return (result as KubeObject).kind === 'Status' ? o : result;
-  });
-  return { code: 200, body: { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata: {}, items } };
+    // The answer lists the objects as they were (kube's DeleteCollection answers the List it deleted from).
+    const copy = structuredClone(o);
+    remove(counting, env, withPropagation(env, copy, options, req.query), copy);
+  }
+  const metadata = page ? { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) } : {};
+  return { code: 200, body: { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items: victims }, held: victims.length - deleted };
 }

@@ -18,6 +18,7 @@ import { entriesAt, readPage } from '../core/list-query';
 import { formatRevision } from '../core/revision';
 import { renderList, type ListFormat } from '../core/list-render';
 import { scaleOf } from '../core/scale';
+import { pickDeletePage } from '../core/delete-collection-page';
 import type { FieldValidation } from '../core/validation/known-fields';
 import { WATCH_HEADERS } from '../core/watch-headers';
 import { SEEDS } from '../core/bootstrap';
@@ -64,6 +65,8 @@ export interface StoreReply {
   body: string; // JSON, serialized once in the store
   warnings?: string[]; // for the Warning header (fieldValidation=Warn)
   revision?: number; // the store's revision after this write
+  held?: number; // deletecollection: objects kept by finalizers
+  continue?: string; // a deletecollection page: where the next one starts
 }
 
 export interface WriteOptions {
@@ -73,6 +76,8 @@ export interface WriteOptions {
   // For creates the front door admitted: the namespace's resourceVersion it saw (see NamespaceFence).
   namespaceRevision?: number;
   crdRevision?: number;
+  // deletecollection, one page at a time (core/delete-collection-page.ts): the page after this key.
+  deletePage?: { after: string };
 }
 
 const LOG_BATCH_LIMIT = 1000;
@@ -160,12 +165,24 @@ export class ResourceStore extends DurableObject<StoreEnv> {
    */
   async terminateNamespace(groupResource: string, namespace: string, revision: number, crdRevision?: number): Promise<Result<StoreReply>> {
     await knowType(this.env as CrdEnv, groupResource, crdRevision);
-    return this.guard(groupResource, (type) => {
+    const fenced = this.guard(groupResource, () => {
       this.fence.raise(namespace, revision);
-      return this.applyWrite(type, {
-        verb: 'deletecollection', namespace, body: '', query: {}, selectors: parseSelectors({ labelSelector: '', fieldSelector: '' }),
-      }, {});
+      return { code: 200, body: '' };
     });
+    if (!fenced.ok) return fenced;
+    // Page by page, as any deletecollection, so other requests are served in between; the fence keeps creates out.
+    let held = 0;
+    let after = '';
+    for (;;) {
+      const page = this.guard(groupResource, (type) => this.applyWrite(type, {
+        verb: 'deletecollection', namespace, body: '', query: {}, selectors: parseSelectors({ labelSelector: '', fieldSelector: '' }),
+      }, { deletePage: { after } }));
+      if (!page.ok) return page;
+      held += page.value.held ?? 0;
+      if (!page.value.continue) return { ok: true, value: { code: 200, body: JSON.stringify({ held }), held, revision: this.cache.revision } };
+      after = page.value.continue;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
 
   /**
@@ -275,7 +292,12 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     };
   }
 
-  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, escalation, namespaceRevision }: WriteOptions): StoreReply {
+  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, escalation, namespaceRevision, deletePage }: WriteOptions): StoreReply {
+    if (req.verb === 'deletecollection' && deletePage) {
+      const after = deletePage.after ? deletePage.after + '\u0000' : '';
+      const picked = pickDeletePage(this.cache.state.range(namespacePrefix(req.namespace), after), req.selectors);
+      req = { ...req, page: { ...picked, resourceVersion: formatRevision(this.cache.revision) } };
+    }
     const warnings: string[] = [];
     const changes: Committed[] = [];
     let next = this.cache.revision;
@@ -308,6 +330,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       if (changes.length) this.log.setMeta('revision', next);
       const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body), revision: next };
       if (warnings.length) reply.warnings = warnings;
+      if (result.held !== undefined) reply.held = result.held;
+      if (req.verb === 'deletecollection' && req.page?.continue) reply.continue = req.page.continue;
       return reply;
     });
     if (changes.length) this.publish(changes, now);
