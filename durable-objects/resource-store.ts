@@ -161,7 +161,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   /**
    * Namespace deletion, for one type: fences `namespace` at `revision` (the namespaces-store revision
-   * that marked it Terminating) and deletes its objects, in one call, so no create slips in between.
+   * that marked it Terminating) and deletes its objects, in one call: the fence stands before the first page,
+   * so no create slips in between. Answers how many objects finalizers keep (`held`).
    */
   async terminateNamespace(groupResource: string, namespace: string, revision: number, crdRevision?: number): Promise<Result<StoreReply>> {
     await knowType(this.env as CrdEnv, groupResource, crdRevision);

@@ -59,9 +59,11 @@ export function allocateServiceCreate(svc: KubeObject, held: ServiceAllocations,
  */
 export function keepAllocatedValues(type: { group: string; kind: string }, old: KubeObject, next: KubeObject): void {
   if (!isCoreService(type)) return;
-  const before = specOf(old);
+  let before = specOf(old);
   const after = specOf(next);
   if (!before || !after) return;
+  // defaultOnReadService: a Service stored with the singular field alone reads as if it had the plural.
+  if (before.clusterIP && !before.clusterIPs?.length && needsClusterIP(before)) before = { ...before, clusterIPs: [before.clusterIP] };
   patchAllocatedValues(before, after);
   normalizeUpdatedClusterIPs(before, after);
   // The address family fields an earlier write defaulted, kept as the store filled them.
