@@ -5,7 +5,11 @@
 // statistic-mode probabilities kube writes (1/(n−i), 10 decimals; the last one unconditional) and the
 // real chain names (KUBE-SVC-/KUBE-SEP- + the first 16 base32 characters of a SHA-256).
 
+// Only addresses the API server allocated are programmed: a clusterIP outside the service range, or one that
+// more than one Service claims (objects stored before allocation was enforced), goes to the oldest claimant alone.
+
 import type { KubeObject } from '../client/types';
+import { clusterIPMember, nodePortMember } from '../core/admission/service-ranges';
 import { SERVICE_NAME_LABEL, serviceSpec, type Endpoint, type Slice } from './endpoint-slicing';
 
 export interface RuleEndpoint {
@@ -90,10 +94,12 @@ export async function computeRules(node: string, services: readonly KubeObject[]
   }
   const rules: ServiceRule[] = [];
   const sorted = services.filter(proxied).map((s) => ({ key: `${s.metadata.namespace}/${s.metadata.name}`, s })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const owners = addressOwners(sorted);
   for (const { key, s } of sorted) {
     const spec = serviceSpec(s) as ReturnType<typeof serviceSpec> & { internalTrafficPolicy?: string; externalTrafficPolicy?: string };
     const clusterIP = spec.clusterIP;
     if (!clusterIP || clusterIP === 'None' || spec.type === 'ExternalName') continue;
+    if (owners.ips.get(clusterIPMember(clusterIP)) !== key) continue;
     const ports = [...(spec.ports ?? [])].sort((a, b) => ((a.name ?? '') < (b.name ?? '') ? -1 : 1));
     for (const p of ports) {
       const name = p.name ?? '';
@@ -121,10 +127,32 @@ export async function computeRules(node: string, services: readonly KubeObject[]
         endpoints.push({ ...e, chain: `KUBE-SEP-${await chainHash(`${portName}${proto}${e.ip}:${e.port}`)}`, probability: i < chosen.length - 1 ? probability(chosen.length - i) : null });
       }
       rules.push({
-        service: key, port: { name, protocol, port: p.port }, clusterIP, nodePort: p.nodePort ?? null,
+        service: key, port: { name, protocol, port: p.port }, clusterIP,
+        nodePort: p.nodePort !== undefined && owners.ports.get(nodePortMember(p.nodePort)) === key ? p.nodePort : null,
         chain: `KUBE-SVC-${await chainHash(`${portName}${proto}`)}`, endpoints,
       });
     }
   }
   return rules;
+}
+
+/** Per clusterIP and nodePort in range, the Service that holds it: the oldest claimant (then the first by key). */
+function addressOwners(services: readonly { key: string; s: KubeObject }[]): { ips: Map<number, string>; ports: Map<number, string> } {
+  const byAge = [...services].sort((a, b) => {
+    const ta = String(a.s.metadata.creationTimestamp ?? '');
+    const tb = String(b.s.metadata.creationTimestamp ?? '');
+    return ta < tb ? -1 : ta > tb ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+  });
+  const ips = new Map<number, string>();
+  const ports = new Map<number, string>();
+  for (const { key, s } of byAge) {
+    const spec = serviceSpec(s);
+    const ip = spec.clusterIP ? clusterIPMember(spec.clusterIP) : -1;
+    if (ip >= 0 && !ips.has(ip)) ips.set(ip, key);
+    for (const p of spec.ports ?? []) {
+      const port = p.nodePort !== undefined ? nodePortMember(p.nodePort) : -1;
+      if (port >= 0 && ports.get(port) === undefined) ports.set(port, key);
+    }
+  }
+  return { ips, ports };
 }

@@ -14,7 +14,8 @@ import { scaleOf, withScale } from './scale';
 import { applyPatch } from './patch/apply-patch';
 import { applyDefaults } from './admission/defaults';
 import { immutableViolations } from './admission/immutable';
-import { allocateClusterIP, keepAllocatedClusterIP } from './admission/cluster-ip';
+import { allocateServiceCreate, allocateServiceUpdate, isCoreService, keepAllocatedValues, seededRandom } from './admission/service-allocation';
+import { ServiceAllocations } from './admission/service-ranges';
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
 import { jsonDepthError } from './json-depth';
 import { objectKey } from './object-key';
@@ -40,6 +41,8 @@ export interface WriteStore {
   get(key: string): KubeObject | undefined;
   objects(namespace: string): Iterable<KubeObject>;
   commit(type: EventType, key: string, object: KubeObject): KubeObject;
+  /** Services: the clusterIPs and nodePorts the stored Services hold, kept by the store; else derived by a scan. */
+  serviceAllocations?: ServiceAllocations;
 }
 
 export interface WriteEnv {
@@ -63,8 +66,15 @@ export type WriteRequest = (
   | { verb: 'update'; namespace: string; name: string; subresource: string; body: string }
   | { verb: 'patch'; namespace: string; name: string; subresource: string; patchType: string; body: string }
   | { verb: 'delete'; namespace: string; name: string; body: string; query: DeleteQuery }
-  | { verb: 'deletecollection'; namespace: string; selectors: ParsedSelectors; body: string; query: DeleteQuery }
+  | { verb: 'deletecollection'; namespace: string; selectors: ParsedSelectors; body: string; query: DeleteQuery; page?: DeletePage }
 ) & WriteAttribution;
+
+/** One page of a deletecollection (core/delete-collection-page.ts): the keys the store picked, and its cursor. */
+export interface DeletePage {
+  keys: string[];
+  resourceVersion: string; // the store's revision before this page
+  continue?: string;
+}
 
 /** Who writes, for managedFields: the `fieldManager` parameter and User-Agent; `force` (apply only). */
 export interface WriteAttribution {
@@ -86,6 +96,7 @@ export interface DeleteQuery {
 export interface WriteResponse {
   code: number;
   body: unknown;
+  held?: number; // deletecollection: objects marked for deletion but kept by finalizers
 }
 
 // etcd's --max-request-bytes: the largest object the canonical store keeps.
@@ -153,6 +164,11 @@ function checkFields<T extends object>(env: WriteEnv, obj: T, source: Pick<Decod
   return out;
 }
 
+// Services: allocation reads the store's index (durable-objects/resource-store.ts); a store without one is scanned.
+function serviceAllocations(store: WriteStore): ServiceAllocations {
+  return store.serviceAllocations ?? ServiceAllocations.of([...store.objects('')].map((o) => [objectKey(o.metadata.namespace ?? '', o.metadata.name ?? ''), o]));
+}
+
 // CRDs and custom objects: their own decoding, validation and status (core/crd/write-hooks.ts).
 function hookEnv(store: WriteStore, env: WriteEnv): HookEnv {
   return { now: env.now, fieldValidation: env.fieldValidation, warnings: env.warnings, objects: () => store.objects('') };
@@ -181,7 +197,7 @@ export function createObject(store: WriteStore, env: WriteEnv, namespace: string
   applyDefaults(obj);
   if (isCorePod(type)) addDefaultTolerations(obj, env.defaultTolerationSeconds);
   if (track) recordWrite(env, undefined, obj, '');
-  if (type.kind === 'Service') allocateClusterIP(store, obj, env.newUid());
+  if (isCoreService(type)) allocateServiceCreate(obj, serviceAllocations(store), seededRandom(env.newUid()));
   typeHooks(type)?.prepare(obj, undefined, '', hookEnv(store, env));
   checkSize(obj);
   for (let attempt = 1; ; attempt++) {
@@ -239,7 +255,7 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
   }
   if (subresource !== 'status') {
     // Defaults first, as decoding does, so an update that omits a defaulted field changes nothing.
-    keepAllocatedClusterIP(type, current, next);
+    keepAllocatedValues(type, current, next);
     applyDefaults(next);
   }
   const merged = subresource === 'status' ? mergeStatusUpdate(current, next)
@@ -251,6 +267,7 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
   }
   if (track) recordWrite(env, current, merged, subresource);
   else if (subresource === 'status') merged.metadata.managedFields = next.metadata.managedFields; // set by apply
+  if (isCoreService(type) && !subresource) allocateServiceUpdate(current, merged, serviceAllocations(store), seededRandom(env.newUid()));
   validateObject(type, merged, current, subresource !== 'status');
   typeHooks(type)?.prepare(merged, current, subresource, hookEnv(store, env));
   checkSize(merged);
@@ -387,11 +404,24 @@ function remove(store: WriteStore, env: WriteEnv, current: KubeObject, stored: K
 function deleteCollection(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { verb: 'deletecollection' }>): WriteResponse {
   const { type } = env;
   const options = parseDeleteOptions(req.body);
-  const victims = [...store.objects(req.namespace)].filter((o) => matchesObject(type, o, req.selectors));
-  const items = victims.map((o) => {
+  const { page } = req;
+  // A page names its keys; one deleted or changed since the store picked it is skipped or checked again.
+  const candidates = page ? page.keys.map((k) => store.get(k)).filter((o): o is KubeObject => o !== undefined) : store.objects(req.namespace);
+  const victims = [...candidates].filter((o) => matchesObject(type, o, req.selectors));
+  let deleted = 0;
+  const counting: WriteStore = {
+    ...store,
+    commit: (kind, key, object) => {
+      if (kind === 'DELETED') deleted++;
+      return store.commit(kind, key, object);
+    },
+  };
+  for (const o of victims) {
     checkPreconditions(type.kind, o, options);
-    const result = remove(store, env, withPropagation(env, o, options, req.query), o);
-    return (result as KubeObject).kind === 'Status' ? o : result;
-  });
-  return { code: 200, body: { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata: {}, items } };
+    // The answer lists the objects as they were (kube's DeleteCollection answers the List it deleted from).
+    const copy = structuredClone(o);
+    remove(counting, env, withPropagation(env, copy, options, req.query), copy);
+  }
+  const metadata = page ? { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) } : {};
+  return { code: 200, body: { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items: victims }, held: victims.length - deleted };
 }

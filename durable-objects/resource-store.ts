@@ -18,6 +18,7 @@ import { entriesAt, readPage } from '../core/list-query';
 import { formatRevision } from '../core/revision';
 import { renderList, type ListFormat } from '../core/list-render';
 import { scaleOf } from '../core/scale';
+import { pickDeletePage } from '../core/delete-collection-page';
 import type { FieldValidation } from '../core/validation/known-fields';
 import { WATCH_HEADERS } from '../core/watch-headers';
 import { bootstrapWrites } from '../core/bootstrap';
@@ -27,6 +28,8 @@ import { AUTHORIZER_PREFIX, Replication, type ReplicaEnv, type SubscribeReply } 
 import { NamespaceFence } from './namespace-fence';
 import { namespaceTerminating } from '../core/namespace-terminating';
 import { defaultTolerationSeconds } from '../core/pods/default-tolerations';
+import { isCoreService } from '../core/admission/service-allocation';
+import { ServiceAllocations } from '../core/admission/service-ranges';
 
 export interface StoreEnv extends WatchSettings, ReplicaEnv {
   EVENT_RETENTION_COUNT?: string;
@@ -62,6 +65,8 @@ export interface StoreReply {
   body: string; // JSON, serialized once in the store
   warnings?: string[]; // for the Warning header (fieldValidation=Warn)
   revision?: number; // the store's revision after this write
+  held?: number; // deletecollection: objects kept by finalizers
+  continue?: string; // a deletecollection page: where the next one starts
 }
 
 export interface WriteOptions {
@@ -71,6 +76,8 @@ export interface WriteOptions {
   // For creates the front door admitted: the namespace's resourceVersion it saw (see NamespaceFence).
   namespaceRevision?: number;
   crdRevision?: number;
+  // deletecollection, one page at a time (core/delete-collection-page.ts): the page after this key.
+  deletePage?: { after: string };
 }
 
 const LOG_BATCH_LIMIT = 1000;
@@ -91,6 +98,9 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   private writes = 0;
   private cache!: WatchCache;
   private replication!: Replication;
+  // Services only: the clusterIPs and nodePorts stored Services hold, derived from the state at load and kept
+  // in step by publish(), so allocation checks an index inside the write's transaction (core/admission).
+  private serviceAllocations?: ServiceAllocations;
 
   constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
@@ -151,16 +161,29 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   /**
    * Namespace deletion, for one type: fences `namespace` at `revision` (the namespaces-store revision
-   * that marked it Terminating) and deletes its objects, in one call, so no create slips in between.
+   * that marked it Terminating) and deletes its objects, in one call: the fence stands before the first page,
+   * so no create slips in between. Answers how many objects finalizers keep (`held`).
    */
   async terminateNamespace(groupResource: string, namespace: string, revision: number, crdRevision?: number): Promise<Result<StoreReply>> {
     await knowType(this.env as CrdEnv, groupResource, crdRevision);
-    return this.guard(groupResource, (type) => {
+    const fenced = this.guard(groupResource, () => {
       this.fence.raise(namespace, revision);
-      return this.applyWrite(type, {
-        verb: 'deletecollection', namespace, body: '', query: {}, selectors: parseSelectors({ labelSelector: '', fieldSelector: '' }),
-      }, {});
+      return { code: 200, body: '' };
     });
+    if (!fenced.ok) return fenced;
+    // Page by page, as any deletecollection, so other requests are served in between; the fence keeps creates out.
+    let held = 0;
+    let after = '';
+    for (;;) {
+      const page = this.guard(groupResource, (type) => this.applyWrite(type, {
+        verb: 'deletecollection', namespace, body: '', query: {}, selectors: parseSelectors({ labelSelector: '', fieldSelector: '' }),
+      }, { deletePage: { after } }));
+      if (!page.ok) return page;
+      held += page.value.held ?? 0;
+      if (!page.value.continue) return { ok: true, value: { code: 200, body: JSON.stringify({ held }), held, revision: this.cache.revision } };
+      after = page.value.continue;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
 
   /**
@@ -270,7 +293,12 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     };
   }
 
-  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, escalation, namespaceRevision }: WriteOptions): StoreReply {
+  private applyWrite(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, escalation, namespaceRevision, deletePage }: WriteOptions): StoreReply {
+    if (req.verb === 'deletecollection' && deletePage) {
+      const after = deletePage.after ? deletePage.after + '\u0000' : '';
+      const picked = pickDeletePage(this.cache.state.range(namespacePrefix(req.namespace), after), req.selectors);
+      req = { ...req, page: { ...picked, resourceVersion: formatRevision(this.cache.revision) } };
+    }
     const warnings: string[] = [];
     const changes: Committed[] = [];
     let next = this.cache.revision;
@@ -297,11 +325,14 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           changes.push({ row, object, prev });
           return object;
         },
+        serviceAllocations: this.serviceAllocations,
       }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: controllersEnabled(this.env.CONTROLLERS),
         defaultTolerationSeconds: defaultTolerationSeconds(this.env.DEFAULT_TOLERATION_SECONDS) }, req);
       if (changes.length) this.log.setMeta('revision', next);
       const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body), revision: next };
       if (warnings.length) reply.warnings = warnings;
+      if (result.held !== undefined) reply.held = result.held;
+      if (req.verb === 'deletecollection' && req.page?.continue) reply.continue = req.page.continue;
       return reply;
     });
     if (changes.length) this.publish(changes, now);
@@ -315,6 +346,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
    */
   private publish(changes: Committed[], now: number): void {
     for (const c of changes) {
+      this.serviceAllocations?.track(c.row.key, c.row.type === 'DELETED' ? undefined : c.object);
       try {
         this.cache.apply(this.cache.event(c.row, now, c.object, c.prev));
       } catch (e) {
@@ -407,6 +439,9 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       readLog: async (after, limit) => this.log.since(after, limit),
     });
     for (const row of this.log.objects()) this.cache.state.set(this.cache.entry(row.key, row.revision, row.value));
+    if (isCoreService(type)) {
+      this.serviceAllocations = ServiceAllocations.fromState(this.cache.state.range(''));
+    }
     this.replication = new Replication(this.ctx, this.env, groupResource, this.log, () => this.cache.revision, () => this.compacted);
     this.bootstrap(type, groupResource);
     this.cache.restoreSockets();

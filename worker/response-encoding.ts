@@ -2,18 +2,21 @@
 // written it, so handlers only ever produce JSON. For resource answers (get, list, writes) and every
 // Status error:
 // - YAML when the client's Accept prefers application/yaml: JSON first, then sigs.k8s.io/yaml
-//   JSONToYAML (go-yaml v2: keys sorted, sequences not indented under their key);
+//   JSONToYAML (go-yaml v2's emitter, ported iteratively in core/yaml-encode.ts);
 // - Kubernetes protobuf when it prefers application/vnd.kubernetes.protobuf (client-go's typed clients),
 //   for every kind with a schema; anything else stays JSON, which client-go reads by its Content-Type;
 // - indented JSON for `?pretty=true`, or for curl, Wget and browsers (responsewriters isPrettyPrint).
 // Watches are never touched (they stream JSON; watch events are never indented).
 
 import type { MiddlewareHandler } from 'hono';
-import { stringify } from 'yaml';
 import type { AppEnv } from './env';
 import { negotiateOutput, type OutputMedia } from './negotiation';
 import { jsonToProtobuf } from '../core/protobuf/encode';
 import { PROTOBUF_CONTENT_TYPE } from '../core/protobuf/decode';
+import { jsonToYaml, yamlChunks } from '../core/yaml-encode';
+import { indentedJson } from '../core/json-indent';
+
+export { jsonToYaml };
 
 export const YAML_CONTENT_TYPE = 'application/yaml';
 
@@ -30,8 +33,9 @@ export const encodeResponse: MiddlewareHandler<AppEnv> = async (c, next) => {
   const text = await res.text();
   let body: BodyInit = text;
   let contentType = 'application/json';
+  // YAML and indented JSON grow with nesting depth (two spaces a level): streamed in pieces, never held whole.
   if (text && media === 'yaml') {
-    body = jsonToYaml(text);
+    body = streamOf(yamlChunks(text));
     contentType = YAML_CONTENT_TYPE;
   } else if (text && media === 'protobuf') {
     const encoded = jsonToProtobuf(JSON.parse(text));
@@ -40,7 +44,7 @@ export const encodeResponse: MiddlewareHandler<AppEnv> = async (c, next) => {
       contentType = PROTOBUF_CONTENT_TYPE;
     }
   } else if (text && pretty) {
-    body = JSON.stringify(JSON.parse(text), null, 2);
+    body = streamOf(indentedJson(text));
   }
   const headers = new Headers(res.headers);
   headers.delete('content-length');
@@ -48,6 +52,20 @@ export const encodeResponse: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res = undefined; // drop the old response, so its headers (content-length) are not merged back
   c.res = new Response(body, { status: res.status, headers });
 };
+
+function streamOf(chunks: Generator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    cancel() {
+      chunks.return(undefined);
+    },
+  });
+}
 
 function preferredMedia(accept: string | undefined): OutputMedia {
   // Fast path: most clients (kubectl get, informers) ask for JSON only.
@@ -57,14 +75,6 @@ function preferredMedia(accept: string | undefined): OutputMedia {
   } catch {
     return 'json'; // a 406 itself: apimachinery writes the error as JSON when it cannot negotiate
   }
-}
-
-/**
- * YAML 1.1 scalars as go-yaml v2 writes them: strings a 1.1 reader would take for something else
- * ("yes", "on", "y", "0755", "2024-01-01") are quoted, so PyYAML and go-yaml read back the same values.
- */
-export function jsonToYaml(json: string): string {
-  return stringify(JSON.parse(json), { version: '1.1', sortMapEntries: true, indentSeq: false, aliasDuplicateObjects: false });
 }
 
 // strconv.ParseBool, which isPrettyPrint uses (not the query-parameter conversion).

@@ -18,14 +18,12 @@ const FIXED: Record<string, string[]> = {
   DaemonSet: ['spec.selector'],
   StatefulSet: ['spec.selector', 'spec.serviceName', 'spec.podManagementPolicy', 'spec.volumeClaimTemplates'],
   Job: ['spec.selector', 'spec.completionMode'],
-  Service: ['spec.clusterIP'],
 };
 
 export function immutableViolations(kind: string, old: KubeObject, next: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const path of FIXED[kind] ?? []) {
     const before = at(old, path);
-    // An unset clusterIP keeps the allocated one (defaulting), which is not a change.
     if (before !== undefined && !sameJson(before, at(next, path))) {
       causes.push({ reason: 'FieldValueInvalid', field: path, message: `Invalid value: ${JSON.stringify(at(next, path) ?? null)}: ${IMMUTABLE}` });
     }

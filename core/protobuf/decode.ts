@@ -79,7 +79,11 @@ function tooLarge(): ProtobufTooLarge {
  * ProtobufTooLarge for a body that would decode past the limits above.
  */
 export function protobufToJson(bytes: Uint8Array): Record<string, unknown> {
-  return decodeEnvelope(bytes, new DecodeBudget());
+  const budget = new DecodeBudget();
+  // The outermost envelope is the wire's wrapper, not a level of the object: an object as deep as the JSON gate
+  // admits (core/json-depth.ts) decodes from protobuf too, as a client that read it so sends it back.
+  budget.depth = -1;
+  return decodeEnvelope(bytes, budget);
 }
 
 function decodeEnvelope(bytes: Uint8Array, budget: DecodeBudget): Record<string, unknown> {
@@ -98,7 +102,7 @@ function decodeEnvelope(bytes: Uint8Array, budget: DecodeBudget): Record<string,
   // The envelope may carry JSON instead (runtime.Unknown allows it); nothing to decode then.
   if (contentType && contentType !== PROTOBUF_CONTENT_TYPE) {
     if (!/^application\/json\b/.test(contentType)) throw new UnsupportedProtobufKind(apiVersion, kind);
-    const obj = parseJson(raw, 'raw', budget);
+    const obj = parseJson(raw, 'raw', budget, budget.depth);
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
       throw new MalformedProtobuf('raw is not a JSON object');
     }
@@ -378,14 +382,18 @@ function renderFields(state: State, def: MessageDef, budget: DecodeBudget): unkn
     const v = state.get(f.num);
     budget.output(f.name.length + 3);
     if (f.mapKey) {
-      // encoding/json writes map keys sorted.
+      // encoding/json writes map keys sorted. A map is a JSON level of its own, as is a list.
       const entries = [...(v as Map<unknown, unknown>)].sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
+      budget.enter();
       out[f.name] = Object.fromEntries(entries.map(([k, val]) => {
         budget.output(String(k).length + 4);
         return [String(k), renderValue(val, f.value, budget)];
       }));
+      budget.leave();
     } else if (f.repeated) {
+      budget.enter();
       out[f.name] = (v as unknown[]).map((item) => renderValue(item, f.value, budget));
+      budget.leave();
     } else if ('message' in f.value) {
       const rendered = renderMessage(v as State, messageDef(f.value.message), budget);
       if (f.inline && rendered !== null && typeof rendered === 'object') Object.assign(out, rendered);
@@ -457,14 +465,15 @@ function rawJson(raw: Uint8Array | undefined, budget: DecodeBudget): unknown {
   if (raw === undefined || raw.length === 0) return null;
   // An embedded object may itself be protobuf-encoded when the outer object was.
   if (isProtobufBody(raw)) return decodeEnvelope(raw, budget);
-  return parseJson(raw, 'embedded raw JSON', budget);
+  return parseJson(raw, 'embedded raw JSON', budget, budget.depth - 1);
 }
 
-// Embedded JSON nests below the messages around it: the depth left is the JSON depth limit less theirs.
-function parseJson(raw: Uint8Array, what: string, budget: DecodeBudget): unknown {
+// Embedded JSON nests below the levels around it: the depth left is the JSON depth limit less theirs, the
+// FieldsV1 or RawExtension message that carries it not counted (in JSON it is the embedded value itself).
+function parseJson(raw: Uint8Array, what: string, budget: DecodeBudget, levelsAbove: number): unknown {
   budget.output(raw.length);
   const text = utf8.decode(raw);
-  if (jsonDepthError(text, MAX_JSON_DEPTH - budget.depth)) throw new MalformedProtobuf(`${what} is nested too deep`);
+  if (jsonDepthError(text, MAX_JSON_DEPTH - levelsAbove)) throw new MalformedProtobuf(`${what} is nested too deep`);
   try {
     return JSON.parse(text);
   } catch {

@@ -5,13 +5,14 @@ import { goServicePortKey } from './go-values';
 import { duplicate, forbidden, invalidValue, isDNS1123Subdomain, notSupported, required, validateLabels } from './names';
 import { dns1123Label } from './pod';
 import { PROTOCOLS, portNumMessages, portNumOrName } from './ports';
-import { Causes, type Obj } from './shape';
+import { Causes, isObj, type Obj } from './shape';
 
 const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort']; // sets.List order
 const AFFINITIES = ['ClientIP', 'None'];
 const TRAFFIC_POLICIES = ['Cluster', 'Local'];
 
-export function validateService(v: Causes, obj: Obj): void {
+export function validateService(v: Causes, obj: Obj, old?: Obj): void {
+  if (old) validateAddressUpdate(v, obj, old);
   const path = 'spec';
   const spec = v.obj(obj.spec, path) ?? {};
   const type = spec.type === undefined ? 'ClusterIP' : v.str(spec.type, `${path}.type`);
@@ -67,6 +68,42 @@ export function validateService(v: Causes, obj: Obj): void {
   }
   if (typeof spec.externalTrafficPolicy === 'string' && spec.externalTrafficPolicy !== '' && (type === 'ClusterIP' || type === 'ExternalName')) {
     v.add(invalidValue(`${path}.externalTrafficPolicy`, spec.externalTrafficPolicy, 'may only be set for externally-accessible services'));
+  }
+}
+
+/**
+ * ValidateServiceUpdate's validateUpgradeDowngradeClusterIPs and validateUpgradeDowngradeIPFamilies: an address
+ * (and its family) may not change once set, except to or from ExternalName (allocation adds or frees it).
+ */
+function validateAddressUpdate(v: Causes, obj: Obj, old: Obj): void {
+  const spec = (isObj(obj.spec) ? obj.spec : {}) as { type?: unknown; clusterIPs?: unknown; ipFamilies?: unknown; ipFamilyPolicy?: unknown };
+  const before = (isObj(old.spec) ? old.spec : {}) as typeof spec;
+  if (spec.type === 'ExternalName' || before.type === 'ExternalName') return;
+  const list = (x: unknown): string[] => (Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);
+  const ips = list(spec.clusterIPs);
+  const oldIPs = list(before.clusterIPs);
+  const headless = (l: string[]) => l.length === 1 && l[0] === 'None';
+  if (headless(ips) && headless(oldIPs)) return;
+  const changed = (i: number) => invalidValue(`spec.clusterIPs[${i}]`, ips, 'may not change once set');
+  if (oldIPs.length === ips.length) {
+    oldIPs.forEach((ip, i) => ip !== ips[i] && v.add(changed(i)));
+  } else if (oldIPs.length > ips.length) {
+    if (!ips.length) v.add(invalidValue('spec.clusterIPs[0]', ips, 'primary clusterIP can not be unset'));
+    else if (ips[0] !== oldIPs[0]) v.add(changed(0));
+    if (ips.length === 1 && spec.ipFamilyPolicy !== 'SingleStack') {
+      v.add(invalidValue('spec.ipFamilyPolicy', spec.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
+    }
+  } else if (oldIPs.length && ips[0] !== oldIPs[0]) v.add(changed(0));
+  if (headless(ips) !== headless(oldIPs) || headless(ips)) return;
+  const families = list(spec.ipFamilies);
+  const oldFamilies = list(before.ipFamilies);
+  if (oldFamilies.length === families.length) {
+    oldFamilies.forEach((f, i) => f !== families[i] && v.add(invalidValue('spec.ipFamilies[0]', families, 'may not change once set')));
+  } else if (oldFamilies.length > families.length) {
+    if (!ips.length) v.add(invalidValue('spec.ipFamilies[0]', families, 'primary ipFamily can not be unset'));
+    if (families.length && families[0] !== oldFamilies[0]) v.add(invalidValue('spec.ipFamilies[0]', ips, 'may not change once set'));
+  } else if (oldFamilies.length && families.length && families[0] !== oldFamilies[0]) {
+    v.add(invalidValue('spec.ipFamilies[0]', ips, 'may not change once set'));
   }
 }
 

@@ -53,4 +53,23 @@ describe('proxy rules', () => {
     const empty = await computeRules('node-1', [svc('web', { ports: [{ port: 80 }] })], []);
     expect(empty[0].endpoints).toEqual([]);
   });
+
+  it('programs only addresses in the service ranges, each for its oldest claimant (state stored before allocation)', async () => {
+    const aged = (name: string, ts: string, spec: Record<string, unknown>) => {
+      const s = svc(name, spec);
+      s.metadata.creationTimestamp = ts;
+      return s;
+    };
+    const services = [
+      aged('victim', '2026-01-01T00:00:00Z', { ports: [{ port: 80, nodePort: 30080 }], type: 'NodePort' }),
+      aged('squatter', '2026-01-02T00:00:00Z', { ports: [{ port: 80, nodePort: 30080 }], type: 'NodePort' }),
+      aged('dns', '2026-01-01T00:00:00Z', { ports: [{ port: 53 }], clusterIP: '8.8.8.8' }),
+      aged('far', '2026-01-01T00:00:00Z', { ports: [{ port: 81, nodePort: 80 }], clusterIP: '10.96.0.12', type: 'NodePort' }),
+    ];
+    const rules = await computeRules('node-1', services, []);
+    expect(rules.map((r) => [r.service, r.clusterIP, r.nodePort])).toEqual([
+      ['default/far', '10.96.0.12', null],
+      ['default/victim', '10.96.0.10', 30080],
+    ]);
+  });
 });

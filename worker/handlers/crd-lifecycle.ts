@@ -15,6 +15,7 @@ import type { StoreReply } from '../../durable-objects/resource-store';
 import { crdSource, CRD_MAX_AGE_MS, forwardedCrdRevision } from '../../durable-objects/custom-types';
 import type { Bindings } from '../env';
 import { storeFor } from '../stores';
+import { deletePages } from './delete-collection';
 
 const CRD_TYPE = lookupGroupResource(CRD_GROUP_RESOURCE)!;
 
@@ -54,21 +55,20 @@ async function cleanUp(env: Bindings, crd: Crd): Promise<number | undefined> {
   const crdStore = storeFor(env, CRD_TYPE);
   const name = crd.metadata.name!;
   if (type) {
-    const gr = groupResource(type);
-    const store = storeFor(env, type);
-    const deleted = await store.write(gr, {
+    let left = 0;
+    for await (const page of deletePages(env, type, {
       verb: 'deletecollection', namespace: '', body: '', query: {},
       selectors: parseSelectors({ labelSelector: '', fieldSelector: '' }, type),
-    }, { crdRevision: forwardedCrdRevision() });
-    if (!deleted.ok) return undefined;
-    const left = (JSON.parse(deleted.value.body) as { items: { metadata: { finalizers?: string[] } }[] }).items
-      .filter((o) => o.metadata.finalizers?.length);
-    if (left.length) {
+    }, { crdRevision: forwardedCrdRevision() })) {
+      if (!page.ok) return undefined;
+      left += page.value.held ?? 0;
+    }
+    if (left) {
       // Objects with finalizers of their own hold the CRD until they are gone, as kube's finalizer waits.
       const waiting = structuredClone(crd);
       setCondition(waiting, {
         type: 'Terminating', status: 'True', reason: 'InstanceDeletionCheck',
-        message: `could not confirm zero CustomResources remaining: ${left.length} with finalizers`,
+        message: `could not confirm zero CustomResources remaining: ${left} with finalizers`,
       }, Date.now());
       await crdStore.write(CRD_GROUP_RESOURCE, { verb: 'update', namespace: '', name, subresource: 'status', body: JSON.stringify(waiting) });
       return undefined;

@@ -51,9 +51,8 @@ export async function deleteNamespace(env: Bindings, name: string, body: string)
   for (const type of allStoredTypes().filter((t) => t.namespaced)) {
     const emptied = await storeFor(env, type).terminateNamespace(groupResource(type), name, terminatingAt, type.custom ? forwardedCrdRevision() : undefined);
     if (!emptied.ok) return emptied;
-    // Items still carrying finalizers come back with a deletionTimestamp: they are not gone yet.
-    const items = (JSON.parse(emptied.value.body) as { items: { metadata: { deletionTimestamp?: string } }[] }).items;
-    remaining += items.filter((i) => i.metadata.deletionTimestamp).length;
+    // Objects still carrying finalizers are marked, not gone yet.
+    remaining += emptied.value.held ?? 0;
   }
   if (remaining > 0) return marked;
   return store.write(gr, { verb: 'delete', namespace: '', name, body, query: {} });

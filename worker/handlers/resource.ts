@@ -32,6 +32,7 @@ import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd
 import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '../../core/events-view';
 import { validateEventsV1Create } from '../../core/validation/events-v1';
 import { evictionDeleteOptions, EVICTION_SUCCESS } from '../../core/pods/eviction';
+import { deleteCollectionResponse } from './delete-collection';
 
 type Ctx = Context<AppEnv>;
 
@@ -200,17 +201,25 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   }
   const isRbac = type.group === RBAC_GROUP;
   const escalation = isRbac ? await escalationGrant(c, type, info, req) : undefined;
-  let result: Result<StoreReply> = await storeFor(c.env, type).write(groupResource(type), req, {
-    dryRun, fieldValidation, escalation, namespaceRevision, crdRevision: type.custom ? forwardedCrdRevision() : undefined,
-  });
-  if (groupResource(type) === CRD_GROUP_RESOURCE && !dryRun) result = await afterCrdWrite(c.env, info.verb, result);
+  const options = { dryRun, fieldValidation, escalation, namespaceRevision, crdRevision: type.custom ? forwardedCrdRevision() : undefined };
+  if (req.verb === 'deletecollection') {
+    return deleteCollectionResponse(c.env, type, req, options, async (last) => void await settle(c, type, info.verb, dryRun, last));
+  }
+  const result = await settle(c, type, info.verb, dryRun, await storeFor(c.env, type).write(groupResource(type), req, options));
   if (evicting && result.ok) return json(201, JSON.stringify(EVICTION_SUCCESS));
+  return reply(result);
+}
+
+/** What follows a write: CRD registry sync and cleanup, and read-your-writes for RBAC. */
+async function settle(c: Ctx, type: ResourceType, verb: string, dryRun: boolean, result: Result<StoreReply>): Promise<Result<StoreReply>> {
+  if (groupResource(type) === CRD_GROUP_RESOURCE && !dryRun) result = await afterCrdWrite(c.env, verb, result);
   if (type.custom?.terminating && result.ok && !dryRun) await resumeCrdCleanup(c.env, type.custom.crdName);
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
-  if (isRbac && result.ok && result.value.revision) {
-    await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), result.value.revision!)));
+  if (type.group === RBAC_GROUP && result.ok && result.value.revision) {
+    const revision = result.value.revision;
+    await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), revision)));
   }
-  return reply(result);
+  return result;
 }
 
 /** events.k8s.io/v1 creates: kube's strict event validation (core/validation/events-v1.ts), before the store's own. */

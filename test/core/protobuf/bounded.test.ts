@@ -64,6 +64,10 @@ describe('protobuf decoding limits', () => {
     expect(() => protobufToJson(body)).toThrow('embedded raw JSON is nested too deep');
     const fine = envelope('apps/v1', 'ControllerRevision', newObjectMeta('r'), m(2, b(1, utf8('[[1]]'))));
     expect(protobufToJson(fine).data).toEqual([[1]]);
+    // The same gate as JSON's: the object (1) and its data field's JSON — 999 more — is exactly 1000 deep.
+    const atGate = (n: number) => envelope('apps/v1', 'ControllerRevision', newObjectMeta('r'), m(2, b(1, utf8('['.repeat(n) + ']'.repeat(n)))));
+    expect(JSON.stringify(protobufToJson(atGate(MAX_JSON_DEPTH - 1)).data).length).toBe(2 * (MAX_JSON_DEPTH - 1));
+    expect(() => protobufToJson(atGate(MAX_JSON_DEPTH))).toThrow('embedded raw JSON is nested too deep');
   });
 
   it('decodes in linear time: 4x the containers costs 4x the operations', () => {
