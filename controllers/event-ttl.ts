@@ -12,12 +12,6 @@ import type { SharedInformer } from './informers';
 
 export const DEFAULT_EVENT_TTL_SECONDS = 3600;
 
-/** EVENT_TTL_SECONDS: a positive integer, else the default. */
-export function eventTTLSeconds(raw: string | undefined): number {
-  const n = Number(raw);
-  return raw !== undefined && raw.trim() !== '' && Number.isInteger(n) && n > 0 ? n : DEFAULT_EVENT_TTL_SECONDS;
-}
-
 /**
  * When the event was last written, as its recorder tells: the newest of lastTimestamp, series
  * lastObservedTime and eventTime (every recorder write sets one of them); creationTimestamp only when none

@@ -5,16 +5,6 @@
 
 import { invalid, StatusError } from './status';
 
-/**
- * The CONTROLLERS setting: "" or "off" (also "false", "0") turns the control loops off, and with them the
- * garbage collector — then, like kube-apiserver with --enable-garbage-collector=false, DELETE adds no GC
- * finalizers (nobody would remove them).
- */
-export function controllersEnabled(setting: string | undefined): boolean {
-  const v = (setting ?? 'on').trim().toLowerCase();
-  return v !== '' && v !== 'off' && v !== 'false' && v !== '0';
-}
-
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 

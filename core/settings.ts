@@ -147,3 +147,25 @@ export function settingsRows(): { env: string; kind: string; default: string; ra
     doc: s.doc,
   }));
 }
+
+// One parse per environment object: a Worker isolate or a Durable Object sees one environment for its life.
+const parsedByEnv = new WeakMap<object, Parsed>();
+
+/** The settings of `env`, parsed once (cached per environment object). */
+export function settingsOf(env: object): Parsed {
+  let parsed = parsedByEnv.get(env);
+  if (!parsed) parsedByEnv.set(env, (parsed = parseSettings(env)));
+  return parsed;
+}
+
+/** Thrown where an entry point cannot serve with its settings; the message names every bad one. */
+export class SettingsError extends Error {
+  override readonly name = 'SettingsError';
+}
+
+/** The settings of `env`, or a SettingsError naming each bad value (Durable Objects start with this). */
+export function requireSettings(env: object): Settings {
+  const { settings, problems } = settingsOf(env);
+  if (problems.length > 0) throw new SettingsError(`edgeplane is not configured: ${problems.join('; ')}`);
+  return settings;
+}

@@ -8,16 +8,14 @@ import { forbiddenReason, isPrivileged, RbacPolicy, type RbacKind, type UserInfo
 import type { PolicyRule, RequestAttributes } from '../core/rbac/rules';
 import { parseRoleRef } from '../core/rbac/stored';
 import type { EscalationGrant } from '../core/rbac/escalation';
-import { DECISION_CACHE_BYTES, DecisionCache } from '../core/rbac/decision-cache';
+import { DecisionCache } from '../core/rbac/decision-cache';
 import { TokenBuckets } from '../core/rate-limit';
 import type { ChangeRow } from './watch-cache';
 import type { ResourceStore } from './resource-store';
+import { requireSettings, type Settings } from '../core/settings';
 
 export interface AuthorizerEnv {
   STORE: DurableObjectNamespace<ResourceStore>;
-  RATE_LIMIT_QPS?: string;
-  RATE_LIMIT_BURST?: string;
-  AUTHZ_DECISION_CACHE_BYTES?: string; // the decision cache's byte budget (default 16 MiB, decision-cache.ts)
 }
 
 export type Admission =
@@ -40,17 +38,14 @@ const RBAC_STORES = {
 } as const satisfies Record<string, RbacKind>;
 type RbacStore = keyof typeof RBAC_STORES;
 
-// kube-apiserver's defaults are per priority level; these are per user and generous.
-const DEFAULT_QPS = 200;
-const DEFAULT_BURST = 400;
-
 export class Authorizer extends DurableObject<AuthorizerEnv> {
   private readonly policy = new RbacPolicy();
   private readonly revisions = new Map<RbacStore, number>();
   private loading: Promise<void> | undefined;
   private loaded = false;
   private name = '';
-  private readonly decisions = new DecisionCache(this.setting('AUTHZ_DECISION_CACHE_BYTES', DECISION_CACHE_BYTES)); // bounded in bytes
+  private readonly settings: Settings = requireSettings(this.env);
+  private readonly decisions = new DecisionCache(this.settings.authzDecisionCacheBytes); // bounded in bytes
   private readonly buckets = new TokenBuckets();
 
   /**
@@ -60,7 +55,7 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
    */
   async admit(name: string, user: UserInfo, attrs: RequestAttributes): Promise<Admission> {
     if (isPrivileged(user)) return { allowed: true };
-    const wait = this.buckets.take(user.username, Date.now(), this.setting('RATE_LIMIT_QPS', DEFAULT_QPS), this.setting('RATE_LIMIT_BURST', DEFAULT_BURST));
+    const wait = this.buckets.take(user.username, Date.now(), this.settings.rateLimitQps, this.settings.rateLimitBurst);
     if (wait > 0) return { allowed: false, throttled: true, retryAfterSeconds: Math.ceil(wait / 1000) };
     const decision = await this.decide(name, user, attrs);
     return decision.allowed ? { allowed: true } : { allowed: false, throttled: false, reason: forbiddenReason(user, attrs, decision.reason) };
@@ -207,12 +202,6 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
   private store(gr: RbacStore) {
     if (!lookupGroupResource(gr)) throw new Error(`unknown RBAC store ${gr}`);
     return this.env.STORE.get(this.env.STORE.idFromName(gr));
-  }
-
-  private setting(name: 'RATE_LIMIT_QPS' | 'RATE_LIMIT_BURST' | 'AUTHZ_DECISION_CACHE_BYTES', fallback: number): number {
-    const raw = this.env[name];
-    const v = Number(raw);
-    return raw !== undefined && raw !== '' && Number.isFinite(v) && v > 0 ? v : fallback;
   }
 }
 

@@ -7,11 +7,11 @@ import { DurableObject } from 'cloudflare:workers';
 import { app } from '../worker/app';
 import type { Bindings } from '../worker/env';
 import { signingKey } from '../worker/settings';
-import { controllersEnabled, markControllersStarted, nodeMonitorGraceSeconds, simulatedNodes } from '../worker/controllers';
+import { markControllersStarted } from '../worker/controllers';
+import { requireSettings, type Settings } from '../core/settings';
 import { internalToken } from '../core/auth/internal-identity';
 import { ControllerManager, type ManagerStats } from '../controllers/manager';
 import type { ProxyRules } from '../controllers/kube-proxy';
-import { eventTTLSeconds } from '../controllers/event-ttl';
 import { REAL_CLOCK } from '../controllers/clock';
 
 export const CONTROLLER_MANAGER_NAME = 'kube-controller-manager';
@@ -22,10 +22,11 @@ const INTERNAL_SERVER = 'https://edgeplane.internal';
 export class ControllerManagerObject extends DurableObject<Bindings> {
   private manager: ControllerManager | undefined;
   private creating: Promise<ControllerManager> | undefined;
+  private readonly settings: Settings = requireSettings(this.env);
 
   /** Starts the loops if they are not running; keeps the keep-alive alarm set. Idempotent. */
   async ensureRunning(): Promise<ManagerStats> {
-    if (!controllersEnabled(this.env)) {
+    if (!this.settings.controllers) {
       await this.shutdown();
       return { leader: false, running: false, writes: 0, resourceVersions: {} };
     }
@@ -45,7 +46,7 @@ export class ControllerManagerObject extends DurableObject<Bindings> {
   }
 
   override async alarm(): Promise<void> {
-    if (!controllersEnabled(this.env)) return this.shutdown();
+    if (!this.settings.controllers) return this.shutdown();
     await this.ensureRunning();
     await this.ctx.storage.setAlarm(Date.now() + KEEPALIVE_MS);
   }
@@ -64,9 +65,9 @@ export class ControllerManagerObject extends DurableObject<Bindings> {
         tokenFor: (username) => internalToken(key, username),
         clock: REAL_CLOCK,
         identity: `edgeplane-controller-manager_${id}`,
-        simulatedNodes: simulatedNodes(this.env),
-        eventTTLSeconds: eventTTLSeconds(this.env.EVENT_TTL_SECONDS),
-        nodeMonitorGraceSeconds: nodeMonitorGraceSeconds(this.env),
+        simulatedNodes: this.settings.simulatedNodes,
+        eventTTLSeconds: this.settings.eventTtlSeconds,
+        nodeMonitorGraceSeconds: this.settings.nodeMonitorGraceSeconds,
       });
       manager.run();
       this.manager = manager;

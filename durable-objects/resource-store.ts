@@ -8,7 +8,6 @@ import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './custom-types';
 import { badRequest, internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
 import { escalationGuard, SYSTEM_GRANT, type EscalationGrant } from '../core/rbac/escalation';
-import { controllersEnabled } from '../core/gc-finalizers';
 import type { KubeObject } from '../core/object-meta';
 import { objectKey, namespacePrefix } from '../core/object-key';
 import type { StateEntry } from '../core/object-state';
@@ -23,20 +22,15 @@ import type { FieldValidation } from '../core/validation/known-fields';
 import { WATCH_HEADERS } from '../core/watch-headers';
 import { bootstrapWrites } from '../core/bootstrap';
 import { CanonicalLog } from './canonical-log';
-import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
+import { WatchCache, type CacheStats, type ChangeRow } from './watch-cache';
 import { AUTHORIZER_PREFIX, Replication, type ReplicaEnv, type SubscribeReply } from './replication';
 import { NamespaceFence } from './namespace-fence';
 import { namespaceTerminating } from '../core/namespace-terminating';
-import { defaultTolerationSeconds } from '../core/pods/default-tolerations';
+import { requireSettings, type Settings } from '../core/settings';
 import { isCoreService } from '../core/admission/service-allocation';
 import { ServiceAllocations } from '../core/admission/service-ranges';
 
-export interface StoreEnv extends WatchSettings, ReplicaEnv {
-  EVENT_RETENTION_COUNT?: string;
-  EVENT_RETENTION_SECONDS?: string;
-  CONTROLLERS?: string; // off: no garbage collector, so DELETE adds no GC finalizers
-  DEFAULT_TOLERATION_SECONDS?: string; // the DefaultTolerationSeconds admission (core/pods/default-tolerations.ts)
-}
+export type StoreEnv = ReplicaEnv;
 
 export interface GetRequest {
   namespace: string;
@@ -101,9 +95,11 @@ export class ResourceStore extends DurableObject<StoreEnv> {
   // Services only: the clusterIPs and nodePorts stored Services hold, derived from the state at load and kept
   // in step by publish(), so allocation checks an index inside the write's transaction (core/admission).
   private serviceAllocations?: ServiceAllocations;
+  private readonly settings: Settings;
 
   constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
+    this.settings = requireSettings(env);
     this.log = new CanonicalLog(ctx.storage.sql);
     this.fence = new NamespaceFence(ctx.storage.sql);
     this.compacted = this.log.meta('compacted');
@@ -326,8 +322,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           return object;
         },
         serviceAllocations: this.serviceAllocations,
-      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: controllersEnabled(this.env.CONTROLLERS),
-        defaultTolerationSeconds: defaultTolerationSeconds(this.env.DEFAULT_TOLERATION_SECONDS) }, req);
+      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: this.settings.controllers,
+        defaultTolerationSeconds: this.settings.defaultTolerationSeconds }, req);
       if (changes.length) this.log.setMeta('revision', next);
       const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body), revision: next };
       if (warnings.length) reply.warnings = warnings;
@@ -388,8 +384,8 @@ export class ResourceStore extends DurableObject<StoreEnv> {
 
   /** Retention by count and/or age; what is compacted answers 410 Expired from then on. */
   private compactIfNeeded(now: number): void {
-    const keep = this.setting('EVENT_RETENTION_COUNT', 10_000);
-    const maxAgeMs = this.setting('EVENT_RETENTION_SECONDS', 0) * 1000;
+    const keep = this.settings.eventRetentionCount;
+    const maxAgeMs = this.settings.eventRetentionSeconds * 1000;
     let upTo = this.compacted;
     if (this.eventCount > keep) upTo = Math.max(upTo, this.cache.revision - keep);
     if (maxAgeMs > 0) upTo = Math.max(upTo, this.log.newestBefore(now - maxAgeMs) ?? 0);
@@ -407,12 +403,6 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     const overrides = new Map<string, StateEntry | null>();
     for (const [key, value] of before) overrides.set(key, value === null ? null : this.cache.entry(key, 0, value));
     return entriesAt(current, overrides);
-  }
-
-  private setting(name: 'EVENT_RETENTION_COUNT' | 'EVENT_RETENTION_SECONDS', fallback: number): number {
-    const raw = this.env[name];
-    const v = Number(raw);
-    return raw !== undefined && raw !== '' && Number.isFinite(v) ? v : fallback;
   }
 
   private typeFor(groupResource: string): ResourceType {
@@ -433,7 +423,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     this.cache = new WatchCache({
       ctx: this.ctx,
       type,
-      env: this.env,
+      settings: this.settings,
       revision: this.log.meta('revision'),
       compacted: () => this.compacted,
       readLog: async (after, limit) => this.log.since(after, limit),

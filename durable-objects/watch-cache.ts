@@ -17,24 +17,11 @@ import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
 import type { EventType, WatchEvent } from '../core/watch-event';
 import { socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
 import { WatchQuota, type QuotaHolder } from '../core/watch-quota';
-import { SETTINGS } from '../core/settings';
+import type { Settings } from '../core/settings';
 import { WATCH_HEADERS } from '../core/watch-headers';
 import { API_VERSION_HEADER, convertingSink } from './version-sink';
 
 /** Tunables from wrangler.toml [vars], shared by the store and its replicas. */
-export interface WatchSettings {
-  WATCH_WINDOW_EVENTS?: string;
-  WATCH_WINDOW_BYTES?: string; // bytes of event JSON the in-memory window holds (default 32 MiB)
-  WATCH_BOOKMARK_INTERVAL_SECONDS?: string;
-  WATCH_MIN_TIMEOUT_SECONDS?: string;
-  WATCH_BUFFER_BYTES?: string;
-  WATCH_HEARTBEAT_SECONDS?: string;
-  MAX_WATCHERS?: string; // tenants' watches together (system components are not counted)
-  MAX_WATCHES_PER_USER?: string;
-  MAX_WATCHES_PER_NAMESPACE?: string;
-  WATCH_SOCKET_BUDGET_BYTES?: string;
-}
-
 /** One change as stored in the log and pushed to replicas: the stored JSON, before and after. */
 export type ChangeRow = {
   revision: number;
@@ -47,7 +34,7 @@ export type ChangeRow = {
 export interface WatchCacheOptions {
   ctx: DurableObjectState;
   type: ResourceType;
-  env: WatchSettings;
+  settings: Settings;
   revision: number; // the revision the initial state reflects
   compacted: () => number; // below this, resuming answers 410
   readLog: (after: number, limit: number) => Promise<ChangeRow[]>; // the canonical log
@@ -66,9 +53,6 @@ export const FRESHNESS_WAIT_MS = 3000;
 const REPLAY_BATCH = 500;
 // A catching-up client that takes nothing from its full buffer for this long is closed; it may resume.
 const DRAIN_WAIT_MS = 30_000;
-// Bytes a WebSocket watcher may be sent without the client being heard from (see SocketBudget): a stalled
-// socket holds at most this much in the runtime; a client that never sends resumes after each 16 MiB.
-const DEFAULT_SOCKET_BUDGET_BYTES = 16 * 1024 * 1024;
 // A client proves it is reading by sending this text; the runtime answers it without waking the object.
 export const SOCKET_PING = 'ping';
 export const SOCKET_PONG = 'pong';
@@ -106,14 +90,13 @@ export class WatchCache {
 
   constructor(private readonly o: WatchCacheOptions) {
     this.revision = o.revision;
-    this.quota = new WatchQuota({
-      tenants: this.setting('MAX_WATCHERS', SETTINGS.maxWatchers.default),
-      perUser: this.setting('MAX_WATCHES_PER_USER', SETTINGS.maxWatchesPerUser.default),
-      perNamespace: this.setting('MAX_WATCHES_PER_NAMESPACE', SETTINGS.maxWatchesPerNamespace.default),
-    });
+    const s = o.settings;
+    this.quota = new WatchQuota({ tenants: s.maxWatchers, perUser: s.maxWatchesPerUser, perNamespace: s.maxWatchesPerNamespace });
     o.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(SOCKET_PING, SOCKET_PONG));
     this.budget = {
-      budgetBytes: this.setting('WATCH_SOCKET_BUDGET_BYTES', DEFAULT_SOCKET_BUDGET_BYTES),
+      // Bytes a WebSocket watcher may be sent without the client being heard from: a stalled socket holds at
+      // most this much in the runtime; a client that never sends resumes after each budget's worth.
+      budgetBytes: s.watchSocketBudgetBytes,
       lastHeard: (ws) => Math.max(this.heard.get(ws) ?? 0, o.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0),
       stalled: () => this.socketStalls++,
       closed: (ws) => {
@@ -124,8 +107,8 @@ export class WatchCache {
     const { type } = o;
     this.window = new WatchWindow({
       ...DEFAULT_WINDOW,
-      maxEvents: this.setting('WATCH_WINDOW_EVENTS', DEFAULT_WINDOW.maxEvents),
-      maxBytes: this.setting('WATCH_WINDOW_BYTES', DEFAULT_WINDOW.maxBytes),
+      maxEvents: s.watchWindowEvents,
+      maxBytes: s.watchWindowBytes,
     }, o.revision);
     this.hub = new WatchHub({
       kind: type.kind,
@@ -140,8 +123,8 @@ export class WatchCache {
       triggerOf: type.watchIndexField ? (fields) => fields[type.watchIndexField!] : undefined,
       yieldTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
     }, {
-      bookmarkIntervalMs: this.setting('WATCH_BOOKMARK_INTERVAL_SECONDS', 60) * 1000,
-      heartbeatIntervalMs: this.setting('WATCH_HEARTBEAT_SECONDS', 30) * 1000,
+      bookmarkIntervalMs: s.watchBookmarkIntervalSeconds * 1000,
+      heartbeatIntervalMs: s.watchHeartbeatSeconds * 1000,
       replayBatch: REPLAY_BATCH,
       freshnessWaitMs: FRESHNESS_WAIT_MS,
       drainWaitMs: DRAIN_WAIT_MS,
@@ -208,7 +191,7 @@ export class WatchCache {
       };
       const now = Date.now();
       const req = parseWatchRequest(this.o.type, target, {
-        now, minTimeoutSeconds: this.setting('WATCH_MIN_TIMEOUT_SECONDS', 1800), random: Math.random,
+        now, minTimeoutSeconds: this.o.settings.watchMinTimeoutSeconds, random: Math.random,
       });
       const user = h.get(WATCH_HEADERS.user) || undefined;
       const holder: QuotaHolder = { probe: () => undefined };
@@ -237,7 +220,7 @@ export class WatchCache {
       cancelled = true;
       if (watcher) this.hub.close(watcher);
     };
-    const stream = streamSink(this.setting('WATCH_BUFFER_BYTES', 1024 * 1024), onCancel, this.flusher);
+    const stream = streamSink(this.o.settings.watchBufferBytes, onCancel, this.flusher);
     const { body } = stream;
     const sink = releasing(this.inVersion(stream.sink, apiVersion), release);
     // The client went away: the runtime aborts the request (enable_request_signal; on Cloudflare as soon as
@@ -355,12 +338,6 @@ export class WatchCache {
       this.sockets.set(ws, w);
       this.wakeAt(w.nextDue());
     }, (e) => console.error('watch failed', e));
-  }
-
-  private setting(name: keyof WatchSettings, fallback: number): number {
-    const raw = this.o.env[name];
-    const v = Number(raw);
-    return raw !== undefined && raw !== '' && Number.isFinite(v) ? v : fallback;
   }
 }
 

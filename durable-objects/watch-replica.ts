@@ -13,11 +13,12 @@ import { readPage } from '../core/list-query';
 import { namespacePrefix } from '../core/object-key';
 import { formatRevision } from '../core/revision';
 import { renderList } from '../core/list-render';
-import { WatchCache, type CacheStats, type ChangeRow, type WatchSettings } from './watch-cache';
+import { WatchCache, type CacheStats, type ChangeRow } from './watch-cache';
+import { requireSettings, type Settings } from '../core/settings';
 import { WATCH_HEADERS } from '../core/watch-headers';
 import type { ListRequest, ResourceStore } from './resource-store';
 
-export interface ReplicaBindings extends WatchSettings {
+export interface ReplicaBindings {
   STORE: DurableObjectNamespace<ResourceStore>;
 }
 
@@ -48,8 +49,11 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
   private paused = false; // test hook: hold pushes to simulate a lagging replica
   private held: ChangeRow[] = [];
 
+  private readonly settings: Settings;
+
   constructor(ctx: DurableObjectState, env: ReplicaBindings) {
     super(ctx, env);
+    this.settings = requireSettings(env);
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)');
     const meta = Object.fromEntries(ctx.storage.sql.exec<{ name: string; value: string | number }>('SELECT name, value FROM meta').toArray().map((r) => [r.name, r.value]));
     // Woken with watchers still connected (after hibernation): sync again, then replay to them what
@@ -250,7 +254,7 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
     const cache = new WatchCache({
       ctx: this.ctx,
       type: this.type!,
-      env: this.env,
+      settings: this.settings,
       revision,
       compacted: () => this.storeCompacted,
       readLog: async (after, limit) => (await store.changesSince(gr, after, limit)) ?? [],

@@ -4,7 +4,7 @@
 import { Hono } from 'hono';
 import { internalError, StatusError, statusResponse, unknownResource } from '../core/status';
 import type { AppEnv } from './env';
-import { requireSecrets } from './settings';
+import { requireConfiguration } from './settings';
 import { authenticate } from './auth';
 import { authorize } from './authz';
 import { discovery } from './routes/discovery';
@@ -36,7 +36,7 @@ app.use('*', async (c, next) => {
   await next();
   await drainUnread(c.req.raw);
 });
-app.use('*', requireSecrets); // 503 naming the secret when none to sign ServiceAccount tokens with is set
+app.use('*', requireConfiguration); // 503 naming a missing secret or a bad setting; c.get('settings') after it
 app.use('*', encodeResponse);
 app.use('*', ensureControllers); // wakes the controller manager singleton once per isolate
 

@@ -11,6 +11,7 @@ import { AUTHORIZER_PREFIX } from '../durable-objects/replication';
 import type { Admission } from '../durable-objects/authorizer';
 import type { AppEnv, Bindings } from './env';
 import { fnv1a32 } from '../core/hash';
+import type { Settings } from '../core/settings';
 
 export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = c.get('user');
@@ -23,7 +24,7 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const attrs = info ? resourceAttributes(info) : { verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: url.pathname };
   let decision: Admission;
   try {
-    const shard = authorizerFor(c.env, user);
+    const shard = authorizerFor(c.env, c.get('settings'), user);
     decision = await shard.stub.admit(shard.name, user, attrs);
   } catch (e) {
     // Fail closed: an authorizer that cannot answer denies. Logged without the request's credentials.
@@ -48,15 +49,15 @@ export function resourceAttributes(info: Pick<ResourceRequest, 'verb' | 'group' 
 }
 
 /** Users are spread over AUTHZ_SHARDS authorizers by a hash of their name; each follows RBAC itself. */
-export function authorizerFor(env: Bindings, user: UserInfo) {
-  const shards = Math.max(1, Number(env.AUTHZ_SHARDS ?? 1) || 1);
+export function authorizerFor(env: Bindings, settings: Settings, user: UserInfo) {
+  const shards = settings.authzShards;
   const name = `${AUTHORIZER_PREFIX}${fnv1a32(user.username) % shards}`;
   return { name, stub: env.AUTHORIZER.get(env.AUTHORIZER.idFromName(name)) };
 }
 
 /** Every shard, for read-your-writes after an RBAC change. */
-export function allAuthorizers(env: Bindings) {
-  const shards = Math.max(1, Number(env.AUTHZ_SHARDS ?? 1) || 1);
+export function allAuthorizers(env: Bindings, settings: Settings) {
+  const shards = settings.authzShards;
   return Array.from({ length: shards }, (_, i) => {
     const name = `${AUTHORIZER_PREFIX}${i}`;
     return { name, stub: env.AUTHORIZER.get(env.AUTHORIZER.idFromName(name)) };

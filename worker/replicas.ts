@@ -6,6 +6,8 @@ import { groupResource, type ResourceType } from '../core/registry';
 import { tenantOf, type WatchUser } from '../core/watch-quota';
 import { PRIVILEGED_GROUP } from '../core/rbac/authorize';
 import type { Bindings } from './env';
+import type { Settings } from '../core/settings';
+import { fnv1a32 } from '../core/hash';
 
 // request.cf.continent → Durable Object location hint.
 const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'weur', AF: 'afr', AS: 'apac', OC: 'oc', AN: 'oc' };
@@ -33,8 +35,8 @@ export interface ReplicaChoice {
  * client's watches and lists keep landing on the same replica (warm, and resuming where it left off)
  * while different clients spread over all REPLICAS_PER_LOCATION of them.
  */
-export function replicaFor(env: Bindings, type: ResourceType, req: Request, client: string, mayChoose: boolean): ReplicaChoice | undefined {
-  const locations = replicaLocations(env);
+export function replicaFor(env: Bindings, settings: Settings, type: ResourceType, req: Request, client: string, mayChoose: boolean): ReplicaChoice | undefined {
+  const locations = replicaLocations(settings);
   if (locations.length === 0) return undefined;
   const params = mayChoose ? new URL(req.url).searchParams : new URLSearchParams();
   const header = (name: string) => (mayChoose ? req.headers.get(name) : null);
@@ -42,10 +44,10 @@ export function replicaFor(env: Bindings, type: ResourceType, req: Request, clie
   if (asked === STORE_LOCATION) return undefined;
   const wanted = asked ?? defaultLocation(req);
   const location = wanted && locations.includes(wanted) ? wanted : locations[0];
-  const count = Math.max(1, Number(env.REPLICAS_PER_LOCATION ?? 1) || 1);
+  const count = settings.replicasPerLocation;
   const rawIndex = header(REPLICA_INDEX_HEADER) ?? params.get(REPLICA_INDEX_PARAM);
   const askedIndex = rawIndex === null || rawIndex.trim() === '' ? NaN : Number(rawIndex);
-  const index = Number.isInteger(askedIndex) && askedIndex >= 0 ? askedIndex % count : fnv1a(client) % count;
+  const index = Number.isInteger(askedIndex) && askedIndex >= 0 ? askedIndex % count : fnv1a32(client) % count;
   const name = replicaName(type, location, index);
   return { name, stub: env.REPLICA.get(env.REPLICA.idFromName(name), { locationHint: location as DurableObjectLocationHint }) };
 }
@@ -56,8 +58,8 @@ export function defaultLocation(req: Request): string | undefined {
 }
 
 /** The configured replica locations, in order. */
-export function replicaLocations(env: Bindings): string[] {
-  return (env.REPLICA_LOCATIONS ?? '').split(',').map((l) => l.trim()).filter(Boolean);
+export function replicaLocations(settings: Settings): readonly string[] {
+  return settings.replicaLocations;
 }
 
 export function replicaName(type: ResourceType, location: string, index: number): string {
@@ -92,12 +94,3 @@ export function clientKey(username: string, req: Request): string {
   return `${tenantOf(username)}\u0000${req.headers.get('cf-connecting-ip') ?? ''}`;
 }
 
-/** 32-bit FNV-1a: a cheap, well-spread hash of a short string (never used for security). */
-export function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}

@@ -1,15 +1,17 @@
-// Front door: the secrets and vars authentication needs, read in one place, with named defaults, and the
-// check that refuses to serve without a signing secret. There is no built-in fallback key: without
-// SERVICE_ACCOUNT_SIGNING_KEY or an ADMIN_TOKEN to derive it from, every request gets 503 naming the
-// missing secret (a computable key would let anyone mint ServiceAccount tokens).
+// Front door: the secrets authentication needs, the settings of this isolate (core/settings.ts, parsed once),
+// and the check that refuses to serve without them. There is no built-in fallback key: without
+// SERVICE_ACCOUNT_SIGNING_KEY or an ADMIN_TOKEN to derive it from, every request gets 503 naming the missing
+// secret (a computable key would let anyone mint ServiceAccount tokens); a setting with a bad value is a 503
+// naming it too, never a guess.
 
 import type { MiddlewareHandler } from 'hono';
 import { serviceUnavailable, statusResponse } from '../core/status';
 import { deriveKeyFromAdminToken, keyFromSecret, MIN_KEY_BYTES } from '../core/auth/service-account-token';
 import type { AppEnv, Bindings } from './env';
+import { SETTINGS, settingsOf } from '../core/settings';
 
 // kube-apiserver's --service-account-issuer as clusters commonly set it; --api-audiences defaults to it.
-export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+export const DEFAULT_SERVICE_ACCOUNT_ISSUER = SETTINGS.serviceAccountIssuer.default;
 // TokenRequest: spec.expirationSeconds defaults to one hour and may not be under ten minutes
 // (pkg/apis/authentication/v1 defaults; validation.ValidateTokenRequest) nor over 2^32 seconds.
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 60 * 60;
@@ -17,8 +19,7 @@ export const MIN_TOKEN_EXPIRATION_SECONDS = 10 * 60;
 export const MAX_TOKEN_EXPIRATION_SECONDS = 2 ** 32;
 // --service-account-max-token-expiration: longer requests are shortened to this, with a warning. kube has
 // no cap unless the flag is set; here one day is the default, and the setting may not go under one hour.
-export const DEFAULT_MAX_TOKEN_EXPIRATION_SECONDS = 24 * 60 * 60;
-export const MIN_MAX_TOKEN_EXPIRATION_SECONDS = 60 * 60;
+export const DEFAULT_MAX_TOKEN_EXPIRATION_SECONDS = SETTINGS.serviceAccountMaxTokenExpirationSeconds.default;
 
 /**
  * Paths anonymous requests may reach even with ANONYMOUS_AUTH off, so load balancers can probe: kube 1.32's
@@ -49,23 +50,17 @@ export function missingSecrets(env: Partial<Bindings>): string[] {
   return ['the SERVICE_ACCOUNT_SIGNING_KEY secret is not set (nor ADMIN_TOKEN to derive it from)'];
 }
 
+/** The secrets from `env`, the rest from its settings (requireConfiguration has refused bad ones already). */
 export function authSettings(env: Partial<Bindings>): AuthSettings {
-  const issuer = env.SERVICE_ACCOUNT_ISSUER?.trim() || DEFAULT_SERVICE_ACCOUNT_ISSUER;
-  const audiences = (env.API_AUDIENCES ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  const s = settingsOf(env).settings;
   return {
     adminToken: env.ADMIN_TOKEN || undefined,
     staticTokens: env.STATIC_TOKENS ?? '',
-    anonymousAuth: env.ANONYMOUS_AUTH === 'true',
-    issuer,
-    apiAudiences: audiences.length > 0 ? audiences : [issuer],
-    maxTokenExpirationSeconds: boundedInteger(env.SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS, DEFAULT_MAX_TOKEN_EXPIRATION_SECONDS, MIN_MAX_TOKEN_EXPIRATION_SECONDS, MAX_TOKEN_EXPIRATION_SECONDS),
+    anonymousAuth: s.anonymousAuth,
+    issuer: s.serviceAccountIssuer,
+    apiAudiences: s.apiAudiences.length > 0 ? [...s.apiAudiences] : [s.serviceAccountIssuer],
+    maxTokenExpirationSeconds: s.serviceAccountMaxTokenExpirationSeconds,
   };
-}
-
-function boundedInteger(raw: string | undefined, fallback: number, min: number, max: number): number {
-  const n = Number(raw);
-  if (raw === undefined || raw.trim() === '' || !Number.isInteger(n)) return fallback;
-  return Math.min(max, Math.max(min, n));
 }
 
 // One derived key per distinct secret; a Worker isolate sees one configuration, so this holds one entry.
@@ -85,10 +80,17 @@ export function signingKey(env: Partial<Bindings>): Promise<Uint8Array> {
 
 let reported = '';
 
-/** First middleware: without its secrets the Worker answers every request with 503 naming them. */
-export const requireSecrets: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const problems = missingSecrets(c.env);
-  if (problems.length === 0) return next();
+/**
+ * First middleware: without its secrets, or with a setting it cannot read, the Worker answers every request
+ * with 503 naming them; otherwise the request carries the isolate's settings (c.get('settings')).
+ */
+export const requireConfiguration: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const parsed = settingsOf(c.env);
+  const problems = [...missingSecrets(c.env), ...parsed.problems];
+  if (problems.length === 0) {
+    c.set('settings', parsed.settings);
+    return next();
+  }
   const message = `edgeplane is not configured: ${problems.join('; ')}`;
   if (reported !== message) {
     reported = message; // once per isolate (and again only if the problem changes)

@@ -23,9 +23,3 @@ export function addDefaultTolerations(pod: KubeObject, seconds = DEFAULT_TOLERAT
     .map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds }));
   if (added.length) spec.tolerations = [...tolerations, ...added];
 }
-
-/** DEFAULT_TOLERATION_SECONDS: a non-negative integer, else kube's 300. */
-export function defaultTolerationSeconds(raw: string | undefined): number {
-  const n = Number(raw);
-  return raw === undefined || raw.trim() === '' || !Number.isInteger(n) || n < 0 ? DEFAULT_TOLERATION_SECONDS : n;
-}

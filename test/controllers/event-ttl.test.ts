@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { EventTTLSweeper, eventTTLSeconds, lastWritten } from '../../controllers/event-ttl';
+import { EventTTLSweeper, lastWritten } from '../../controllers/event-ttl';
+import { parseSettings } from '../../core/settings';
 import { FakeClock, FakeInformer, FakeApi } from './fakes';
 import { RESOURCES } from '../../controllers/api-client';
 
 describe('event TTL', () => {
-  it('reads EVENT_TTL_SECONDS with a default of an hour', () => {
-    expect(eventTTLSeconds(undefined)).toBe(3600);
-    expect(eventTTLSeconds('')).toBe(3600);
-    expect(eventTTLSeconds('-5')).toBe(3600);
-    expect(eventTTLSeconds('90')).toBe(90);
+  it('reads EVENT_TTL_SECONDS with a default of an hour (core/settings.ts), refusing non-positive values', () => {
+    expect(parseSettings({}).settings.eventTtlSeconds).toBe(3600);
+    expect(parseSettings({ EVENT_TTL_SECONDS: '' }).settings.eventTtlSeconds).toBe(3600);
+    expect(parseSettings({ EVENT_TTL_SECONDS: '-5' }).problems).toEqual(['EVENT_TTL_SECONDS: must be between 1 and 31536000 (seconds), not -5']);
+    expect(parseSettings({ EVENT_TTL_SECONDS: '90' }).settings.eventTtlSeconds).toBe(90);
   });
 
   it('dates an event by its newest recorder timestamp, creationTimestamp only without one', () => {

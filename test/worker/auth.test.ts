@@ -14,7 +14,7 @@ app.get('*', (c) => c.json(c.get('user')));
 
 afterEach(() => vi.restoreAllMocks());
 
-async function userFor(path: string, headers: Record<string, string>, env: Partial<Bindings>): Promise<unknown> {
+async function userFor(path: string, headers: Record<string, string>, env: Partial<Bindings> & Record<string, unknown>): Promise<unknown> {
   const res = await app.request(path, { headers }, { SERVICE_ACCOUNT_SIGNING_KEY: KEY, ...env } as Bindings);
   return res.status === 200 ? res.json() : res.status;
 }

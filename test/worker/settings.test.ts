@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
 import type { AppEnv, Bindings } from '../../worker/env';
 import {
-  authSettings, DEFAULT_MAX_TOKEN_EXPIRATION_SECONDS, DEFAULT_SERVICE_ACCOUNT_ISSUER, missingSecrets, requireSecrets, signingKey,
+  authSettings, DEFAULT_MAX_TOKEN_EXPIRATION_SECONDS, DEFAULT_SERVICE_ACCOUNT_ISSUER, missingSecrets, requireConfiguration, signingKey,
 } from '../../worker/settings';
 import { deriveKeyFromAdminToken, keyFromSecret } from '../../core/auth/service-account-token';
 
@@ -32,13 +32,24 @@ describe('authSettings', () => {
     expect(DEFAULT_SERVICE_ACCOUNT_ISSUER).toBe('https://kubernetes.default.svc.cluster.local');
   });
 
-  it('reads the issuer, comma-separated audiences and a bounded cap', () => {
-    const s = authSettings({ SERVICE_ACCOUNT_ISSUER: 'https://issuer', API_AUDIENCES: ' a, ,b ', SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS: '7200', ANONYMOUS_AUTH: 'true' });
+  it('reads the issuer, comma-separated audiences and the cap from the settings', () => {
+    const vars = (v: Record<string, string>) => v as Partial<Bindings>;
+    const s = authSettings(vars({ SERVICE_ACCOUNT_ISSUER: 'https://issuer', API_AUDIENCES: ' a, ,b ', SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS: '7200', ANONYMOUS_AUTH: 'true' }));
     expect(s).toMatchObject({ issuer: 'https://issuer', apiAudiences: ['a', 'b'], maxTokenExpirationSeconds: 7200, anonymousAuth: true });
-    expect(authSettings({ SERVICE_ACCOUNT_ISSUER: 'https://issuer' }).apiAudiences).toEqual(['https://issuer']);
-    expect(authSettings({ SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS: '60' }).maxTokenExpirationSeconds).toBe(3600);
-    expect(authSettings({ SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS: 'soon' }).maxTokenExpirationSeconds).toBe(DEFAULT_MAX_TOKEN_EXPIRATION_SECONDS);
-    expect(authSettings({ SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS: String(2 ** 40) }).maxTokenExpirationSeconds).toBe(2 ** 32);
+    expect(authSettings(vars({ SERVICE_ACCOUNT_ISSUER: 'https://issuer' })).apiAudiences).toEqual(['https://issuer']);
+  });
+
+  it('refuses to serve with a cap outside one hour to 2^32 seconds, instead of guessing one', async () => {
+    const app = new Hono<AppEnv>();
+    app.use('*', requireConfiguration);
+    app.get('*', (c) => c.text('served'));
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    for (const [value, problem] of [['60', 'must be between 3600 and 4294967296 (seconds), not 60'], ['soon', 'must be a whole number (seconds), not "soon"'], [String(2 ** 40), `must be between 3600 and 4294967296 (seconds), not ${2 ** 40}`]]) {
+      const res = await app.request('/healthz', {}, { ADMIN_TOKEN: 'a', SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS: value } as unknown as Bindings);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { message: string }).message).toBe(`edgeplane is not configured: SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS: ${problem}`);
+    }
+    expect(DEFAULT_MAX_TOKEN_EXPIRATION_SECONDS).toBe(86400);
   });
 });
 
@@ -50,9 +61,9 @@ describe('signingKey', () => {
   });
 });
 
-describe('requireSecrets', () => {
+describe('requireConfiguration', () => {
   const app = new Hono<AppEnv>();
-  app.use('*', requireSecrets);
+  app.use('*', requireConfiguration);
   app.get('*', (c) => c.text('served'));
   const env = (e: Partial<Bindings>) => e as Bindings;
 

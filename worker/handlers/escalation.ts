@@ -28,7 +28,7 @@ export async function escalationGrant(c: Context<AppEnv>, type: ResourceType, in
   }
   try {
     const roleRef = type.kind.endsWith('Binding') ? await expectedRoleRef(c, type, info, req) : undefined;
-    const shard = authorizerFor(c.env, user);
+    const shard = authorizerFor(c.env, c.get('settings'), user);
     return await shard.stub.escalationGrant(shard.name, user, namespace, roleRef);
   } catch (e) {
     // Fail closed: without the requester's rules no RBAC object is written.

@@ -8,7 +8,7 @@ import type { StoreReply } from '../../durable-objects/resource-store';
 import type { Bindings } from '../env';
 import { storeFor } from '../stores';
 import { forwardedCrdRevision } from '../../durable-objects/custom-types';
-import { controllersEnabled } from '../controllers';
+import type { Settings } from '../../core/settings';
 
 const NAMESPACES = lookupGroupResource('core/namespaces')!;
 const UNDELETABLE = new Set(['default', 'kube-system', 'kube-public']);
@@ -33,11 +33,11 @@ export async function admitCreate(env: Bindings, type: ResourceType, namespace: 
  * that step and is deleted by it, or is refused by the fence), then deletes the namespace itself. Objects held by finalizers keep it Terminating; deleting it again once they are
  * gone completes it (the work kube-controller-manager's namespace controller does).
  */
-export async function deleteNamespace(env: Bindings, name: string, body: string): Promise<Result<StoreReply>> {
+export async function deleteNamespace(env: Bindings, settings: Settings, name: string, body: string): Promise<Result<StoreReply>> {
   if (UNDELETABLE.has(name)) {
     return { ok: false, status: forbidden(NAMESPACES, name, 'this namespace may not be deleted') };
   }
-  if (controllersEnabled(env)) return markForController(env, name, body);
+  if (settings.controllers) return markForController(env, name, body);
   const store = storeFor(env, NAMESPACES);
   const gr = groupResource(NAMESPACES);
   const marked = await store.write(gr, {

@@ -87,7 +87,7 @@ async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: 
         crdRevision: type.custom ? forwardedCrdRevision() : undefined,
       };
       const user = c.get('user');
-      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, type, c.req.raw, clientKey(user.username, c.req.raw), mayChooseReplica(user)) : undefined;
+      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, c.get('settings'), type, c.req.raw, clientKey(user.username, c.req.raw), mayChooseReplica(user)) : undefined;
       if (replica) return replica.stub.list(groupResource(type), replica.name, req);
       return storeFor(c.env, type).list(groupResource(type), req);
     }
@@ -163,7 +163,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
       break;
     case 'delete':
       if (subresource) throw new StatusError(methodNotAllowed());
-      if (type.kind === 'Namespace' && !dryRun) return reply(await deleteNamespace(c.env, name, body));
+      if (type.kind === 'Namespace' && !dryRun) return reply(await deleteNamespace(c.env, c.get('settings'), name, body));
       req = { verb: 'delete', namespace, name, body, query: deleteQuery(q) };
       break;
     default:
@@ -186,7 +186,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     // live namespace; the store, which alone knows whether the object exists, refuses the create with this.
     const user = c.get('user');
     const attrs = resourceAttributes({ ...info, verb: 'create' });
-    const shard = authorizerFor(c.env, user);
+    const shard = authorizerFor(c.env, c.get('settings'), user);
     if (!(await shard.stub.check(shard.name, user, attrs))) {
       req.createRefused = forbidden({ group: type.group, resource: type.resource }, name, forbiddenReason(user, attrs));
     } else {
@@ -217,7 +217,7 @@ async function settle(c: Ctx, type: ResourceType, verb: string, dryRun: boolean,
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
   if (type.group === RBAC_GROUP && result.ok && result.value.revision) {
     const revision = result.value.revision;
-    await Promise.all(allAuthorizers(c.env).map((a) => a.stub.catchUp(a.name, groupResource(type), revision)));
+    await Promise.all(allAuthorizers(c.env, c.get('settings')).map((a) => a.stub.catchUp(a.name, groupResource(type), revision)));
   }
   return result;
 }

@@ -36,7 +36,7 @@ export async function review(c: Ctx, type: ResourceType, body: string, fieldVali
   for (const w of warnings) c.header('warning', `299 - ${JSON.stringify(w)}`, { append: true });
   const spec = obj.spec ?? {};
   const base = { kind: type.kind, apiVersion: `${type.group}/${type.version}`, metadata: { creationTimestamp: null } };
-  const shard = authorizerFor(c.env, user);
+  const shard = authorizerFor(c.env, c.get('settings'), user);
   if (type.kind === 'SelfSubjectReview') {
     return c.json({ ...base, status: { userInfo: { username: user.username, uid: user.uid, groups: user.groups } } }, 201);
   }

@@ -42,7 +42,7 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   if (needsConversion(type)) headers.set(API_VERSION_HEADER, apiVersionOf(type));
   if (asVersion) headers.set(API_VERSION_HEADER, asVersion);
   if (crdRevision !== undefined) headers.set(CRD_REVISION_HEADER, String(crdRevision));
-  const replica = replicaFor(c.env, type, c.req.raw, clientKey(user.username, c.req.raw), mayChooseReplica(user));
+  const replica = replicaFor(c.env, c.get('settings'), type, c.req.raw, clientKey(user.username, c.req.raw), mayChooseReplica(user));
   if (replica) headers.set(WATCH_HEADERS.replica, replica.name);
   const forwarded = new Request(`https://store.internal/watch${url.search}`, { headers });
   return replica ? replica.stub.fetch(forwarded) : storeFor(c.env, type).fetch(forwarded);

@@ -26,7 +26,7 @@ interface CfInfo {
 consoleApi.get('/_edgeplane/whoami', (c) => {
   const user = c.get('user');
   const cf = ((c.req.raw as { cf?: CfInfo }).cf ?? {}) as CfInfo;
-  const locations = replicaLocations(c.env);
+  const locations = replicaLocations(c.get('settings'));
   const preferred = defaultLocation(c.req.raw);
   return c.json({
     user: { username: user.username, groups: user.groups },
@@ -35,7 +35,7 @@ consoleApi.get('/_edgeplane/whoami', (c) => {
       latitude: cf.latitude !== undefined ? Number(cf.latitude) : null, longitude: cf.longitude !== undefined ? Number(cf.longitude) : null,
     },
     replicaLocations: locations,
-    replicasPerLocation: Math.max(1, Number(c.env.REPLICAS_PER_LOCATION ?? 1) || 1),
+    replicasPerLocation: c.get('settings').replicasPerLocation,
     servedFrom: locations.length === 0 ? 'store' : preferred && locations.includes(preferred) ? preferred : locations[0],
   });
 });

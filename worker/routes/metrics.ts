@@ -12,7 +12,6 @@ import { allAuthorizers } from '../authz';
 import type { AuthorizerStats } from '../../durable-objects/authorizer';
 import type { QueueStats } from '../../controllers/workqueue';
 import { CONTROLLER_MANAGER_NAME } from '../../durable-objects/controller-manager';
-import { controllersEnabled } from '../controllers';
 
 export const metrics = new Hono<AppEnv>();
 
@@ -86,9 +85,9 @@ metrics.get('/metrics', async (c) => {
   };
   emit(STORE_SERIES, stores.map((s) => ({ labels: `resource="${s.gr}"`, stats: s.stats })));
   emit(REPLICA_SERIES, stores.flatMap((s) => s.replicas.map((r) => ({ labels: `resource="${s.gr}",replica="${r.name}"`, stats: r }))));
-  const shards = await Promise.all(allAuthorizers(c.env).map(async (a) => ({ labels: `shard="${a.name}"`, stats: await a.stub.stats(a.name) })));
+  const shards = await Promise.all(allAuthorizers(c.env, c.get('settings')).map(async (a) => ({ labels: `shard="${a.name}"`, stats: await a.stub.stats(a.name) })));
   emit(AUTHORIZER_SERIES, shards);
-  if (controllersEnabled(c.env) && c.env.CONTROLLER_MANAGER) {
+  if (c.get('settings').controllers && c.env.CONTROLLER_MANAGER) {
     const ns = c.env.CONTROLLER_MANAGER;
     const manager = await ns.get(ns.idFromName(CONTROLLER_MANAGER_NAME)).stats().catch(() => undefined);
     emit(QUEUE_SERIES, Object.entries(manager?.loops ?? {}).map(([name, stats]) => ({ labels: `name="${name}"`, stats })));

@@ -5,7 +5,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { notFound, statusResponse } from '../../core/status';
-import { controllersEnabled } from '../controllers';
 import { CONTROLLER_MANAGER_NAME } from '../../durable-objects/controller-manager';
 
 export const proxyRules = new Hono<AppEnv>();
@@ -13,7 +12,7 @@ export const proxyRules = new Hono<AppEnv>();
 proxyRules.get('/_edgeplane/nodes/:node/proxy-rules', async (c) => {
   const node = c.req.param('node');
   const ns = c.env.CONTROLLER_MANAGER;
-  if (!controllersEnabled(c.env) || !ns) return statusResponse(notFound({ group: '', resource: 'nodes' }, node));
+  if (!c.get('settings').controllers || !ns) return statusResponse(notFound({ group: '', resource: 'nodes' }, node));
   const rules = await ns.get(ns.idFromName(CONTROLLER_MANAGER_NAME)).proxyRules(node);
   if (!rules) return statusResponse(notFound({ group: '', resource: 'nodes' }, node));
   return c.json(rules);

@@ -12,7 +12,7 @@ import { storeFor } from '../stores';
 export const testHooks = new Hono<AppEnv>();
 
 testHooks.use('/debug/*', async (c, next) => {
-  if (c.env.ENABLE_TEST_HOOKS !== 'true') return statusResponse(unknownResource());
+  if (!c.get('settings').enableTestHooks) return statusResponse(unknownResource());
   await next();
 });
 

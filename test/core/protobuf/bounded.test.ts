@@ -1,5 +1,6 @@
 // Tests: protobuf bodies cannot decode to more than a JSON body may be, nor nest past the JSON depth
 // limit, and decoding stays linear in the body.
+// Heavy bodies (hundreds of thousands of messages): seconds on a busy 2-core machine, so 30 s rather than vitest's 5 s.
 
 import { describe, expect, it } from 'vitest';
 import {
@@ -28,7 +29,7 @@ function nestedRevisions(levels: number): Uint8Array {
   return inner;
 }
 
-describe('protobuf decoding limits', () => {
+describe('protobuf decoding limits', { timeout: 30_000 }, () => {
   it('refuses a body that would decode to more than 3 MiB of JSON with ProtobufTooLarge', () => {
     const body = podBomb(400_000); // 2.8 MB of protobuf
     expect(body.length).toBeLessThan(3 * 1024 * 1024);
@@ -80,7 +81,7 @@ describe('protobuf decoding limits', () => {
 });
 
 
-describe('protobuf maps', () => {
+describe('protobuf maps', { timeout: 30_000 }, () => {
   it('decodes more scalar map entries than the message limit (each is a string pair, not a message)', () => {
     const n = MAX_DECODED_MESSAGES + 10;
     const entries = Array.from({ length: n }, (_, i) => m(2, s(1, `k${i}`), s(2, '')));
