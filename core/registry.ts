@@ -33,8 +33,8 @@ export interface ResourceType {
   watchIndexField?: string;
   // A second API over another type's store (events.k8s.io/v1 Event over core/events): that store's group/resource.
   viewOf?: string;
-  // Set on the types CustomResourceDefinitions define (core/crd/custom-types.ts): schema, columns, scale.
-  custom?: import('./crd/custom-types').CustomTypeInfo;
+  // Set on the types CustomResourceDefinitions define (core/crd/crd-types.ts): schema, columns, scale.
+  custom?: import('./crd/crd-types').CustomTypeInfo;
 }
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

@@ -17,19 +17,19 @@ import { immutableViolations } from './admission/immutable';
 import { allocateServiceCreate, allocateServiceUpdate, isCoreService, keepAllocatedValues, seededRandom } from './admission/service-allocation';
 import { ServiceAllocations } from './admission/service-ranges';
 import { decodePatchBody, PATCH_CONTENT_TYPES, patchTypeOf } from './patch/patch-body';
-import { jsonDepthError } from './json-depth';
+import { jsonDepthError } from './encoding/json-depth';
 import { objectKey } from './object-key';
 import { decodeObject, parseObjectBody, type DecodeOptions, type DecodeTarget, type FieldValidation } from './validation/known-fields';
 import { goValue } from './patch/go-format';
-import { matchesObject } from './list-filter';
-import type { ParsedSelectors } from './list-options';
+import { matchesObject } from './list/filter';
+import type { ParsedSelectors } from './list/options';
 import type { WriteGuard } from './rbac/escalation';
 import { typeHooks, type HookEnv } from './crd/write-hooks';
 import { recordWrite, serverSideApply } from './apply/write-hooks';
 import { APPLY_PATCH_CONTENT_TYPE, checkPatchOptions, checkWriteOptions, isApplyPatch } from './apply/apply-body';
 import { managerOrUserAgent } from './apply/manager-name';
 import { deletionFinalizers } from './gc-finalizers';
-import { isNamespaceType, markNamespaceDeleting, mergeFinalize, namespaceHeld } from './namespace-deletion';
+import { isNamespaceType, markNamespaceDeleting, mergeFinalize, namespaceHeld } from './namespaces/deletion';
 import { bindPod, BINDING_SUCCESS } from './pods/binding';
 import { addDefaultTolerations } from './pods/default-tolerations';
 import { gracefulPodDelete } from './pods/graceful-delete';
@@ -69,7 +69,7 @@ export type WriteRequest = (
   | { verb: 'deletecollection'; namespace: string; selectors: ParsedSelectors; body: string; query: DeleteQuery; page?: DeletePage }
 ) & WriteAttribution;
 
-/** One page of a deletecollection (core/delete-collection-page.ts): the keys the store picked, and its cursor. */
+/** One page of a deletecollection (core/list/delete-collection-page.ts): the keys the store picked, and its cursor. */
 export interface DeletePage {
   keys: string[];
   resourceVersion: string; // the store's revision before this page
@@ -134,7 +134,7 @@ export function executeWrite(store: WriteStore, env: WriteEnv, req: WriteRequest
 }
 
 function parseBody(body: string): unknown {
-  const tooDeep = jsonDepthError(body); // before anything recursive walks it (core/json-depth.ts)
+  const tooDeep = jsonDepthError(body); // before anything recursive walks it (core/encoding/json-depth.ts)
   if (tooDeep) throw new StatusError(badRequest(`couldn't get version/kind; json parse error: ${tooDeep}`));
   try {
     return JSON.parse(body);
@@ -382,7 +382,7 @@ function remove(store: WriteStore, env: WriteEnv, current: KubeObject, stored: K
   const { type } = env;
   const key = objectKey(current.metadata.namespace ?? '', current.metadata.name!);
   // With the namespace controller running (CONTROLLERS on, as for the garbage collector), spec.finalizers
-  // holds a namespace: DELETE marks it and the controller finishes (core/namespace-deletion.ts).
+  // holds a namespace: DELETE marks it and the controller finishes (core/namespaces/deletion.ts).
   if (isNamespaceType(type) && env.garbageCollection !== false && namespaceHeld(current)) {
     return current.metadata.deletionTimestamp ? current : store.commit('MODIFIED', key, markNamespaceDeleting(current, timestamp(env.now)));
   }

@@ -4,28 +4,28 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import { isBuiltInGroupResource, lookupGroupResource, type ResourceType, type Subresource } from '../core/registry';
-import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './custom-types';
+import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './crd-source';
 import { badRequest, internalError, notFound, StatusError, statusResponse, type Result, type Status } from '../core/status';
 import { executeWrite, type WriteRequest } from '../core/writes';
 import { escalationGuard, SYSTEM_GRANT, type EscalationGrant } from '../core/rbac/escalation';
 import type { KubeObject } from '../core/object-meta';
 import { objectKey, namespacePrefix } from '../core/object-key';
 import type { StateEntry } from '../core/object-state';
-import { parseListOptions, parseSelectors } from '../core/list-options';
-import { planList, type ListPlan } from '../core/list-plan';
-import { entriesAt, readPage } from '../core/list-query';
+import { parseListOptions, parseSelectors } from '../core/list/options';
+import { planList, type ListPlan } from '../core/list/plan';
+import { entriesAt, readPage } from '../core/list/query';
 import { formatRevision } from '../core/revision';
-import { renderList, type ListFormat } from '../core/list-render';
+import { renderList, type ListFormat } from '../core/list/render';
 import { scaleOf } from '../core/scale';
-import { pickDeletePage } from '../core/delete-collection-page';
+import { pickDeletePage } from '../core/list/delete-collection-page';
 import type { FieldValidation } from '../core/validation/known-fields';
-import { WATCH_HEADERS } from '../core/watch-headers';
+import { WATCH_HEADERS } from '../core/watch/headers';
 import { bootstrapWrites } from '../core/bootstrap';
 import { CanonicalLog } from './canonical-log';
 import { WatchCache, type CacheStats, type ChangeRow } from './watch-cache';
 import { AUTHORIZER_PREFIX, Replication, type ReplicaEnv, type SubscribeReply } from './replication';
 import { NamespaceFence } from './namespace-fence';
-import { namespaceTerminating } from '../core/namespace-terminating';
+import { namespaceTerminating } from '../core/namespaces/terminating';
 import { requireSettings, type Settings } from '../core/settings';
 import { isCoreService } from '../core/admission/service-allocation';
 import { ServiceAllocations } from '../core/admission/service-ranges';
@@ -36,7 +36,7 @@ export interface GetRequest {
   namespace: string;
   name: string;
   subresource: string;
-  crdRevision?: number; // custom types: the CRD store revision the front door knows (custom-types.ts)
+  crdRevision?: number; // custom types: the CRD store revision the front door knows (worker/crd-sync.ts)
 }
 
 export interface ListRequest {
@@ -70,7 +70,7 @@ export interface WriteOptions {
   // For creates the front door admitted: the namespace's resourceVersion it saw (see NamespaceFence).
   namespaceRevision?: number;
   crdRevision?: number;
-  // deletecollection, one page at a time (core/delete-collection-page.ts): the page after this key.
+  // deletecollection, one page at a time (core/list/delete-collection-page.ts): the page after this key.
   deletePage?: { after: string };
 }
 

@@ -4,7 +4,7 @@
 // their apiVersion (asTypedObject orders it first), so the first occurrence is the object's own; a
 // bookmark's object carries only kind and apiVersion.
 
-import type { Sink } from '../core/watch-hub';
+import type { Sink } from '../core/watch/hub';
 import { EVENTS_V1, frameToEventsV1 } from '../core/events-view';
 
 // The header a forwarded watch names the requested apiVersion in, when it is not the storage version's.

@@ -8,17 +8,17 @@ import type { KubeObject } from '../core/object-meta';
 import { namespacePrefix } from '../core/object-key';
 import { ObjectState, type StateEntry } from '../core/object-state';
 import { objectFields } from '../core/selectors/object-fields';
-import { RevisionWaiters } from '../core/revision-waiters';
-import { toTableIsolated } from '../core/table-isolated';
-import { logRenderError } from '../core/list-render';
-import { WatchWindow, DEFAULT_WINDOW } from '../core/watch-window';
-import { WatchHub, type HubStats, type Sink, type Watcher, type WatchRequest } from '../core/watch-hub';
-import { parseWatchRequest, type WatchTarget } from '../core/watch-request';
-import type { EventType, WatchEvent } from '../core/watch-event';
+import { RevisionWaiters } from '../core/watch/revision-waiters';
+import { toTableIsolated } from '../core/tables/isolated';
+import { logRenderError } from '../core/list/render';
+import { WatchWindow, DEFAULT_WINDOW } from '../core/watch/window';
+import { WatchHub, type HubStats, type Sink, type Watcher, type WatchRequest } from '../core/watch/hub';
+import { parseWatchRequest, type WatchTarget } from '../core/watch/request';
+import type { EventType, WatchEvent } from '../core/watch/event';
 import { socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
-import { WatchQuota, type QuotaHolder } from '../core/watch-quota';
+import { WatchQuota, type QuotaHolder } from '../core/watch/quota';
 import type { Settings } from '../core/settings';
-import { WATCH_HEADERS } from '../core/watch-headers';
+import { WATCH_HEADERS } from '../core/watch/headers';
 import { API_VERSION_HEADER, convertingSink } from './version-sink';
 
 /** Tunables from wrangler.toml [vars], shared by the store and its replicas. */

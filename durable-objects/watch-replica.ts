@@ -5,17 +5,17 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
-import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './custom-types';
+import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './crd-source';
 import { internalError, StatusError, statusResponse } from '../core/status';
-import { parseListOptions, parseSelectors } from '../core/list-options';
-import { planList } from '../core/list-plan';
-import { readPage } from '../core/list-query';
+import { parseListOptions, parseSelectors } from '../core/list/options';
+import { planList } from '../core/list/plan';
+import { readPage } from '../core/list/query';
 import { namespacePrefix } from '../core/object-key';
 import { formatRevision } from '../core/revision';
-import { renderList } from '../core/list-render';
+import { renderList } from '../core/list/render';
 import { WatchCache, type CacheStats, type ChangeRow } from './watch-cache';
 import { requireSettings, type Settings } from '../core/settings';
-import { WATCH_HEADERS } from '../core/watch-headers';
+import { WATCH_HEADERS } from '../core/watch/headers';
 import type { ListRequest, ResourceStore } from './resource-store';
 
 export interface ReplicaBindings {

@@ -1,8 +1,8 @@
 // Broadcast layer: the two transports a watcher's frames leave by. Both carry the same frames; an HTTP
 // stream sends the bytes encoded once per frame, a WebSocket the text, one event per message.
 
-import { frameBytes, type Frame } from '../core/watch-event';
-import type { Sink } from '../core/watch-hub';
+import { frameBytes, type Frame } from '../core/watch/event';
+import type { Sink } from '../core/watch/hub';
 
 const NEWLINE = new TextEncoder().encode('\n');
 
@@ -105,7 +105,7 @@ export function streamSink(limitBytes: number, onCancel: () => void, flusher: St
     // A blank line between events: clients' JSON decoders skip whitespace. Writing it is how a stream
     // learns that its client has gone where the runtime notices only on a write (workerd locally): then
     // cancel runs, or the request's signal aborts, and the watcher is dropped. A full watch-quota bound
-    // sends it too, to the watches it counts (core/watch-quota.ts).
+    // sends it too, to the watches it counts (core/watch/quota.ts).
     heartbeat() {
       if (closed || queued() !== 0) return;
       try {

@@ -17,7 +17,7 @@ import { consoleApi } from './routes/console-api';
 import { simulatedNodes } from './routes/simulated-nodes';
 import { encodeResponse } from './response-encoding';
 import { drainUnread } from './body';
-import { customTypes } from './custom-types';
+import { customTypes } from './crd-sync';
 import { ensureControllers } from './controllers';
 import { proxyRules } from './routes/proxy-rules';
 

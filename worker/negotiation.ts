@@ -5,8 +5,8 @@
 // Table, served as JSON or YAML. Watches stream JSON: a protobuf clause is passed over for them (client-go
 // reads the stream by its Content-Type), and YAML, which has no stream framing, is refused.
 
-import type { ListFormat } from '../core/list-render';
-import type { IncludeObject } from '../core/table';
+import type { ListFormat } from '../core/list/render';
+import type { IncludeObject } from '../core/tables/table';
 import { notAcceptable, StatusError } from '../core/status';
 
 export type OutputMedia = 'json' | 'yaml' | 'protobuf';

@@ -3,7 +3,7 @@
 // consistent reads go to the canonical store.
 
 import { groupResource, type ResourceType } from '../core/registry';
-import { tenantOf, type WatchUser } from '../core/watch-quota';
+import { tenantOf, type WatchUser } from '../core/watch/quota';
 import { PRIVILEGED_GROUP } from '../core/rbac/authorize';
 import type { Bindings } from './env';
 import type { Settings } from '../core/settings';
@@ -16,7 +16,7 @@ const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'we
 // on a WebSocket, so the same choice may come as query parameters (the console uses them); kube-apiserver ignores
 // query parameters it does not know, and so do clients. The location `store` skips replicas: the console's
 // black-box lag measurement compares a replica's arrival times with the canonical store's. These are the only
-// x-edgeplane-* headers a client may send; the internal ones (core/watch-headers.ts) are never forwarded. Only
+// x-edgeplane-* headers a client may send; the internal ones (core/watch/headers.ts) are never forwarded. Only
 // system:masters may choose (mayChooseReplica): anyone else could pile its watches onto the replica that serves
 // someone else, or onto the store that serves every write.
 export const LOCATION_HEADER = 'x-edgeplane-location';

@@ -1,5 +1,5 @@
 // Front door: a write's body as the JSON text the store works with. JSON passes through; YAML is
-// converted (core/yaml-decode); kubectl's typed clients (create namespace, create configmap, auth
+// converted (core/encoding/yaml-decode); kubectl's typed clients (create namespace, create configmap, auth
 // can-i, ...) send Kubernetes protobuf, which is decoded here. Any other media type is 415, with
 // the message of apiserver negotiation.NegotiateInputSerializer.
 
@@ -7,7 +7,7 @@ import { badRequest, requestEntityTooLarge, StatusError, unsupportedMediaType } 
 import { isProtobufBody, protobufToJson, PROTOBUF_CONTENT_TYPE } from '../core/protobuf/decode';
 import { MalformedProtobuf, ProtobufTooLarge, UnsupportedProtobufKind } from '../core/protobuf/errors';
 import { checkBodyDepth } from '../core/validation/known-fields';
-import { yamlToJson } from '../core/yaml-decode';
+import { yamlToJson } from '../core/encoding/yaml-decode';
 
 const ACCEPTED_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_CONTENT_TYPE];
 

@@ -2,7 +2,7 @@
 // written it, so handlers only ever produce JSON. For resource answers (get, list, writes) and every
 // Status error:
 // - YAML when the client's Accept prefers application/yaml: JSON first, then sigs.k8s.io/yaml
-//   JSONToYAML (go-yaml v2's emitter, ported iteratively in core/yaml-encode.ts);
+//   JSONToYAML (go-yaml v2's emitter, ported iteratively in core/encoding/yaml-encode.ts);
 // - Kubernetes protobuf when it prefers application/vnd.kubernetes.protobuf (client-go's typed clients),
 //   for every kind with a schema; anything else stays JSON, which client-go reads by its Content-Type;
 // - indented JSON for `?pretty=true`, or for curl, Wget and browsers (responsewriters isPrettyPrint).
@@ -13,8 +13,8 @@ import type { AppEnv } from './env';
 import { negotiateOutput, type OutputMedia } from './negotiation';
 import { jsonToProtobuf } from '../core/protobuf/encode';
 import { PROTOBUF_CONTENT_TYPE } from '../core/protobuf/decode';
-import { jsonToYaml, yamlChunks } from '../core/yaml-encode';
-import { indentedJson } from '../core/json-indent';
+import { jsonToYaml, yamlChunks } from '../core/encoding/yaml-encode';
+import { indentedJson } from '../core/encoding/json-indent';
 
 export { jsonToYaml };
 

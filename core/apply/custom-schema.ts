@@ -6,7 +6,7 @@
 // -map-type, and x-kubernetes-preserve-unknown-fields subtrees as "deduced" (maps granular, lists atomic).
 //
 // The node is built once per compiled schema (a WeakMap on it: it lives as long as the CRD's compiled
-// type, which core/crd/custom-types.ts bounds in bytes). Only the nodes on the way to a node that gains
+// type, which core/crd/crd-types.ts bounds in bytes). Only the nodes on the way to a node that gains
 // fields are copied; the rest are the CRD's own nodes.
 
 import { newNode, type SchemaNode } from '../schema/node';

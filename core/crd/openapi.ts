@@ -3,8 +3,8 @@
 // schema from the CRD with apiVersion, kind and metadata added and x-kubernetes-group-version-kind set, and
 // a <Kind>List. kubectl reads it for `explain` and to learn that the server validates fields.
 
-import { componentSchemas, contentHash, pathsFor, type PublishedV3Document } from '../openapi';
-import { SERVER_VERSION } from '../discovery';
+import { componentSchemas, contentHash, pathsFor, type PublishedV3Document } from '../discovery/openapi-v3';
+import { SERVER_VERSION } from '../discovery/legacy';
 import { allResourceTypes, typesInGroupVersion, type ResourceType } from '../registry';
 
 type Json = Record<string, unknown>;
@@ -62,7 +62,7 @@ export function customV3Document(group: string, version: string): PublishedV3Doc
   return published;
 }
 
-// The CRD objects are compiled once per resourceVersion (custom-types.ts): a changed CRD is a new object.
+// The CRD objects are compiled once per resourceVersion (core/crd/crd-types.ts): a changed CRD is a new object.
 const stamps = new WeakMap<object, number>();
 let nextStamp = 0;
 function crdStamp(t: ResourceType): number {

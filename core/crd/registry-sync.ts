@@ -7,7 +7,7 @@
 
 import { setCustomTypes } from '../registry';
 import type { Crd } from './crd-object';
-import { typesFromCrds } from './custom-types';
+import { typesFromCrds } from './crd-types';
 
 export interface CrdSource {
   revision(): Promise<number>;

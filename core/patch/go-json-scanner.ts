@@ -1,6 +1,6 @@
 // Core: finds the first syntax error in a JSON text and words it as Go's encoding/json scanner does
 // ("invalid character 'x' looking for beginning of value"), since apiserver echoes that text in 400s —
-// for request bodies and patches, and for continue tokens (core/continue-token.ts).
+// for request bodies and patches, and for continue tokens (core/list/continue-token.ts).
 // A port of the state machine in Go's encoding/json/scanner.go, run only when JSON.parse has failed, or
 // with a StructureListener to see a text's object keys as Go's decoder does (duplicate fields, which
 // JSON.parse silently merges: core/schema/duplicates.ts).
@@ -16,7 +16,7 @@ export const GO_MAX_NESTING_DEPTH = 10000;
 
 /**
  * Returns Go's error text for `text`, or undefined when Go's scanner would accept it. `maxDepth`
- * is Go's nesting limit unless a caller enforces a lower one (see core/json-depth.ts).
+ * is Go's nesting limit unless a caller enforces a lower one (see core/encoding/json-depth.ts).
  */
 export function goJsonSyntaxError(text: string | Uint8Array, maxDepth = GO_MAX_NESTING_DEPTH): string | undefined {
   // Bytes as they came (a decoded continue token may not be UTF-8): the error names the offending byte.

@@ -10,7 +10,7 @@
 
 import { unmarshalFieldError, unmarshalTypeError } from './go-format';
 import { deepClone, deepEqual, hasOwn, isMap, jsonKind, put, type JsonMap } from './json-value';
-import { MAX_JSON_DEPTH } from '../json-depth';
+import { MAX_JSON_DEPTH } from '../encoding/json-depth';
 import {
   MAX_JSON_PATCH_OPERATIONS,
   tooManyOperations,
@@ -198,7 +198,7 @@ function copy(root: Root, op: Operation, copied: { bytes: number }): string | un
 }
 
 /**
- * The document must stay within the JSON depth limit at every step (core/json-depth.ts), or the
+ * The document must stay within the JSON depth limit at every step (core/encoding/json-depth.ts), or the
  * recursive steps after the patch (and deepClone in "copy") would overflow the stack: a "move" or
  * "copy" of a subtree into its own deepest point doubles the depth each time. The value's depth is
  * work (it is walked), so it is charged.

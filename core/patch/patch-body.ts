@@ -2,7 +2,7 @@
 // a body that is not JSON. The shape checks (array of ops, object) belong to each applier.
 
 import { goJsonSyntaxError } from './go-json-scanner';
-import { jsonDepthError } from '../json-depth';
+import { jsonDepthError } from '../encoding/json-depth';
 import { badPatch, undecodablePatch, type PatchError } from './patch-error';
 
 export type PatchType = 'json' | 'merge' | 'strategic';
@@ -25,7 +25,7 @@ export function patchTypeOf(contentType: string): PatchType | undefined {
  * syntax error is the bare Go text (handlers/patch.go strategicPatchObject).
  */
 export function decodePatchBody(type: PatchType, body: string): unknown {
-  // Too deep for the appliers (they recurse): refused before parsing, see core/json-depth.ts.
+  // Too deep for the appliers (they recurse): refused before parsing, see core/encoding/json-depth.ts.
   const tooDeep = jsonDepthError(body);
   if (tooDeep) throw patchDecodeError(type, tooDeep);
   try {

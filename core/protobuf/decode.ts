@@ -9,7 +9,7 @@
 // Messages are proto2 as written by gogo-protobuf; schemas come from schema.generated.ts.
 
 import { MalformedProtobuf, ProtobufTooLarge, UnsupportedProtobufKind } from './errors';
-import { jsonDepthError, MAX_JSON_DEPTH } from '../json-depth';
+import { jsonDepthError, MAX_JSON_DEPTH } from '../encoding/json-depth';
 import { LIST_WRAPPERS, MESSAGES } from './schema.generated';
 import { listMessageSpec, messageKeyFor, RESPONSE_MESSAGES } from './response-schema';
 import { ProtoReader, WireType } from './wire';
@@ -81,7 +81,7 @@ function tooLarge(): ProtobufTooLarge {
 export function protobufToJson(bytes: Uint8Array): Record<string, unknown> {
   const budget = new DecodeBudget();
   // The outermost envelope is the wire's wrapper, not a level of the object: an object as deep as the JSON gate
-  // admits (core/json-depth.ts) decodes from protobuf too, as a client that read it so sends it back.
+  // admits (core/encoding/json-depth.ts) decodes from protobuf too, as a client that read it so sends it back.
   budget.depth = -1;
   return decodeEnvelope(bytes, budget);
 }

@@ -14,7 +14,7 @@
 // - under Warn each strict error is a Warning header (addStrictDecodingWarnings) and the field is dropped;
 //   under Ignore (the non-strict decoder) it is only dropped.
 
-import { jsonDepthError } from '../json-depth';
+import { jsonDepthError } from '../encoding/json-depth';
 import { kindNode } from '../schema/compile';
 import { decodeTyped, GoDecodeError, type FieldValidation } from '../schema/decode';
 import { duplicateFields } from '../schema/duplicates';
@@ -106,7 +106,7 @@ export function parseObjectBody(kind: string, text: string): unknown {
   return body;
 }
 
-/** A body nested past MAX_JSON_DEPTH is refused before anything recursive walks it (core/json-depth.ts). */
+/** A body nested past MAX_JSON_DEPTH is refused before anything recursive walks it (core/encoding/json-depth.ts). */
 export function checkBodyDepth(kind: string, text: string): void {
   const tooDeep = jsonDepthError(text);
   if (tooDeep) throw unrecognized(kind, tooDeep, text);

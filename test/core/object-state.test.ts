@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ObjectState, type StateEntry } from '../../core/object-state';
-import { entriesAt, readPage } from '../../core/list-query';
-import { parseSelectors } from '../../core/list-options';
-import { decodeContinue } from '../../core/continue-token';
+import { entriesAt, readPage } from '../../core/list/query';
+import { parseSelectors } from '../../core/list/options';
+import { decodeContinue } from '../../core/list/continue-token';
 
 const entry = (key: string, labels: Record<string, string> = {}): StateEntry => ({ key, revision: 1, json: `{"k":"${key}"}`, labels, fields: {} });
 const all = parseSelectors({ labelSelector: '', fieldSelector: '' });

@@ -1,7 +1,7 @@
 // Boolean query parameters as apimachinery's Convert_Slice_string_To_bool reads them.
 import { describe, expect, it } from 'vitest';
 import { optionalQueryBool, parseQueryBool, queryBool } from '../../core/query-bool';
-import { parseListOptions } from '../../core/list-options';
+import { parseListOptions } from '../../core/list/options';
 
 describe('query booleans', () => {
   it.each([

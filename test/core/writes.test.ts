@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { executeWrite, type WriteRequest, type WriteStore } from '../../core/writes';
 import { lookupGroupResource } from '../../core/registry';
 import type { KubeObject } from '../../core/object-meta';
-import { parseSelectors } from '../../core/list-options';
+import { parseSelectors } from '../../core/list/options';
 import { statusOf as failure } from './status-of';
 import { memoryStore } from './memory-store';
 

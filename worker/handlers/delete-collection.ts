@@ -1,4 +1,4 @@
-// Front door: deletecollection page by page (core/delete-collection-page.ts). The store deletes one page per call,
+// Front door: deletecollection page by page (core/list/delete-collection-page.ts). The store deletes one page per call,
 // bounded in bytes and items, each in its own transaction, and answers that page's items; they go out as the one
 // List kube-apiserver answers (the objects as they were when deleted), streamed as the client reads. No reply
 // depends on one RPC message (32 MiB), this isolate holds one page at a time, and other requests reach the store

@@ -3,11 +3,11 @@
 
 import { allStoredTypes, groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
 import { forbidden, notFound, StatusError, type Result } from '../../core/status';
-import { namespaceTerminating } from '../../core/namespace-terminating';
+import { namespaceTerminating } from '../../core/namespaces/terminating';
 import type { StoreReply } from '../../durable-objects/resource-store';
 import type { Bindings } from '../env';
 import { storeFor } from '../stores';
-import { forwardedCrdRevision } from '../../durable-objects/custom-types';
+import { forwardedCrdRevision } from '../../durable-objects/crd-source';
 import type { Settings } from '../../core/settings';
 
 const NAMESPACES = lookupGroupResource('core/namespaces')!;
@@ -62,7 +62,7 @@ export async function deleteNamespace(env: Bindings, settings: Settings, name: s
  * With the namespace controller (controllers/namespace.ts): phase Terminating first (admission refuses
  * creates from then on; its revision M is the fence), then every type's store fences the namespace at M
  * (a create admitted earlier but committing later is refused), then the DELETE proper, which sets
- * deletionTimestamp while spec.finalizers holds `kubernetes` (core/namespace-deletion.ts). The controller
+ * deletionTimestamp while spec.finalizers holds `kubernetes` (core/namespaces/deletion.ts). The controller
  * acts on deletionTimestamp, so it starts only once every fence stands. Later DELETEs go to the store as
  * they are (answer the object, or delete it once its finalizers are gone).
  */

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import type { ResourceType } from '../../core/registry';
 import { apiVersionOf, groupResource } from '../../core/registry';
-import { WATCH_HEADERS } from '../../core/watch-headers';
+import { WATCH_HEADERS } from '../../core/watch/headers';
 import { needsConversion } from '../../core/crd/versions';
 import { API_VERSION_HEADER } from '../../durable-objects/version-sink';
 import type { AppEnv } from '../env';
@@ -15,8 +15,8 @@ import { storeFor } from '../stores';
 import { negotiateWatch } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
 import { clientKey, mayChooseReplica, replicaFor } from '../replicas';
-import { isSystemWatcher } from '../../core/watch-quota';
-import { CRD_REVISION_HEADER, forwardedCrdRevision } from '../../durable-objects/custom-types';
+import { isSystemWatcher } from '../../core/watch/quota';
+import { CRD_REVISION_HEADER, forwardedCrdRevision } from '../../durable-objects/crd-source';
 
 // The handshake headers a WebSocket upgrade needs to reach the store intact.
 const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions'];
@@ -34,7 +34,7 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   if (negotiateWatch(c.req.header('accept')).table) headers.set(WATCH_HEADERS.table, '1');
   const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
   if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
-  // The watch quota (core/watch-quota.ts) counts tenants only: system components are never refused for
+  // The watch quota (core/watch/quota.ts) counts tenants only: system components are never refused for
   // others' watches.
   const user = c.get('user');
   if (!isSystemWatcher(user)) headers.set(WATCH_HEADERS.user, user.username);

@@ -3,11 +3,11 @@
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../../core/discovery';
-import { aggregatedContentType, aggregatedCore, aggregatedGroups, negotiateAggregated, type AggregatedVersion } from '../../core/discovery-aggregated';
-import { openApiV3Index, publishedV3Document } from '../../core/openapi';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../../core/discovery/legacy';
+import { aggregatedContentType, aggregatedCore, aggregatedGroups, negotiateAggregated, type AggregatedVersion } from '../../core/discovery/aggregated';
+import { openApiV3Index, publishedV3Document } from '../../core/discovery/openapi-v3';
 import { customV3Document, customV3IndexPaths } from '../../core/crd/openapi';
-import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Json, openApiV2Protobuf } from '../../core/openapi-v2';
+import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Json, openApiV2Protobuf } from '../../core/discovery/openapi-v2';
 import { unknownResource, statusResponse } from '../../core/status';
 
 export const discovery = new Hono<AppEnv>();

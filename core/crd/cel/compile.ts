@@ -2,7 +2,7 @@
 // schema (apiextensions pkg/apiserver/schema/cel/validation.go NewValidator, compilation.go Compile), and
 // the errors a CRD write gets for rules that do not compile (pkg/apis/apiextensions/validation
 // validation.go, with the rule printed as Go's %#v of apiextensions.ValidationRule). Done once per CRD
-// revision (core/crd/custom-types.ts caches the types that hold the tree).
+// revision (core/crd/crd-types.ts caches the types that hold the tree).
 
 import { goQuote, invalidValue, notSupported, required, type FieldCause } from '../../validation/names';
 import type { JSONSchemaProps } from '../crd-object';

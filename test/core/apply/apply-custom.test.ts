@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeWrite, type WriteRequest, type WriteStore } from '../../../core/writes';
 import { setCustomTypes, type ResourceType } from '../../../core/registry';
-import { typesFromCrd } from '../../../core/crd/custom-types';
+import { typesFromCrd } from '../../../core/crd/crd-types';
 import type { Crd } from '../../../core/crd/crd-object';
 import type { KubeObject } from '../../../core/object-meta';
 import { statusOf } from '../status-of';

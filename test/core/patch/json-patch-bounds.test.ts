@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyJsonPatch, JSON_PATCH_MAX_WORK } from '../../../core/patch/json-patch';
 import { GENERIC_422_MESSAGE, PatchError } from '../../../core/patch/patch-error';
-import { jsonDepthError, MAX_JSON_DEPTH } from '../../../core/json-depth';
+import { jsonDepthError, MAX_JSON_DEPTH } from '../../../core/encoding/json-depth';
 import { countOps, opGrowth } from '../op-count';
 
 function failure(doc: unknown, patch: unknown): PatchError {

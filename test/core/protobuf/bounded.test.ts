@@ -10,7 +10,7 @@ import {
   ProtobufTooLarge,
   protobufToJson,
 } from '../../../core/protobuf/decode';
-import { MAX_JSON_DEPTH } from '../../../core/json-depth';
+import { MAX_JSON_DEPTH } from '../../../core/encoding/json-depth';
 import { b, envelope, m, newObjectMeta, s, utf8 } from './encode';
 import { opGrowth } from '../op-count';
 

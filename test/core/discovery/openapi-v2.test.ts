@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest';
+import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Document, openApiV2Json, openApiV2Protobuf } from '../../../core/discovery/openapi-v2';
+import { openApiV3Document } from '../../../core/discovery/openapi-v3';
+import { ProtoReader, WireType } from '../../../core/protobuf/wire';
+
+// ---- a test-only decoder for the gnostic openapi_v2 messages, field numbers from OpenAPIv2.proto ----
+
+type Spec = Record<number, [name: string, kind: 'string' | 'bool' | (() => Spec), repeated?: boolean]>;
+type Decoded = Record<string, any>;
+
+const Any: Spec = { 2: ['yaml', 'string'] };
+const NamedAny: Spec = { 1: ['name', 'string'], 2: ['value', () => Any] };
+const TypeItem: Spec = { 1: ['value', 'string', true] };
+const Schema: Spec = {
+  1: ['_ref', 'string'], 2: ['format', 'string'], 4: ['description', 'string'], 16: ['unique_items', 'bool'],
+  19: ['required', 'string', true], 21: ['additional_properties', () => AdditionalPropertiesItem], 22: ['type', () => TypeItem],
+  23: ['items', () => ItemsItem], 24: ['all_of', () => Schema, true], 25: ['properties', () => Properties],
+  31: ['vendor_extension', () => NamedAny, true],
+};
+const NamedSchema: Spec = { 1: ['name', 'string'], 2: ['value', () => Schema] };
+const Properties: Spec = { 1: ['additional_properties', () => NamedSchema, true] };
+const ItemsItem: Spec = { 1: ['schema', () => Schema, true] };
+const AdditionalPropertiesItem: Spec = { 1: ['schema', () => Schema], 2: ['boolean', 'bool'] };
+const BodyParameter: Spec = { 1: ['description', 'string'], 2: ['name', 'string'], 3: ['in', 'string'], 4: ['required', 'bool'], 5: ['schema', () => Schema] };
+const QueryParameter: Spec = { 1: ['required', 'bool'], 2: ['in', 'string'], 3: ['description', 'string'], 4: ['name', 'string'], 6: ['type', 'string'], 20: ['uniqueItems', 'bool'] };
+const PathParameter: Spec = { 1: ['required', 'bool'], 2: ['in', 'string'], 3: ['description', 'string'], 4: ['name', 'string'], 5: ['type', 'string'], 19: ['uniqueItems', 'bool'] };
+const NonBodyParameter: Spec = { 3: ['query', () => QueryParameter], 4: ['path', () => PathParameter] };
+const Parameter: Spec = { 1: ['body', () => BodyParameter], 2: ['non_body', () => NonBodyParameter] };
+const ParametersItem: Spec = { 1: ['parameter', () => Parameter] };
+const Response: Spec = { 1: ['description', 'string'], 2: ['schema', () => ({ 1: ['schema', () => Schema] })] };
+const NamedResponseValue: Spec = { 1: ['name', 'string'], 2: ['value', () => ({ 1: ['response', () => Response] })] };
+const Operation: Spec = {
+  1: ['tags', 'string', true], 3: ['description', 'string'], 5: ['operationId', 'string'], 6: ['produces', 'string', true],
+  7: ['consumes', 'string', true], 8: ['parameters', () => ParametersItem, true],
+  9: ['responses', () => ({ 1: ['response_code', () => NamedResponseValue, true] })], 10: ['schemes', 'string', true],
+  13: ['vendor_extension', () => NamedAny, true],
+};
+const PathItem: Spec = {
+  2: ['get', () => Operation], 3: ['put', () => Operation], 4: ['post', () => Operation], 5: ['delete', () => Operation],
+  8: ['patch', () => Operation], 9: ['parameters', () => ParametersItem, true],
+};
+const Document: Spec = {
+  1: ['swagger', 'string'], 2: ['info', () => ({ 1: ['title', 'string'], 2: ['version', 'string'] })],
+  8: ['paths', () => ({ 2: ['path', () => ({ 1: ['name', 'string'], 2: ['value', () => PathItem] }), true] })],
+  9: ['definitions', () => ({ 1: ['additional_properties', () => NamedSchema, true] })],
+};
+
+function decode(bytes: Uint8Array, spec: Spec): Decoded {
+  const r = new ProtoReader(bytes);
+  const out: Decoded = {};
+  while (!r.done) {
+    const { field, wire } = r.tag();
+    const f = spec[field];
+    if (!f) throw new Error(`unexpected field ${field}`);
+    const [name, kind, repeated] = f;
+    let value: unknown;
+    if (kind === 'bool') {
+      expect(wire).toBe(WireType.Varint);
+      value = r.bool();
+    } else {
+      expect(wire).toBe(WireType.Bytes);
+      const payload = r.bytes();
+      value = kind === 'string' ? new TextDecoder('utf-8', { fatal: true }).decode(payload) : decode(payload, kind());
+    }
+    if (repeated) (out[name] ??= []).push(value);
+    else {
+      expect(out, `field ${name} repeated`).not.toHaveProperty(name);
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+/** Decoded Schema back to swagger JSON, the way gnostic's ToRawInfo would. */
+function toSwagger(s: Decoded): Decoded {
+  const out: Decoded = {};
+  if (s._ref) out.$ref = s._ref;
+  if (s.format) out.format = s.format;
+  if (s.description) out.description = s.description;
+  if (s.unique_items) out.uniqueItems = true;
+  if (s.required) out.required = s.required;
+  if (s.additional_properties) out.additionalProperties = s.additional_properties.schema ? toSwagger(s.additional_properties.schema) : s.additional_properties.boolean;
+  if (s.type) out.type = s.type.value.length === 1 ? s.type.value[0] : s.type.value;
+  if (s.items) out.items = toSwagger(s.items.schema[0]);
+  if (s.all_of) out.allOf = s.all_of.map(toSwagger);
+  if (s.properties) out.properties = named(s.properties.additional_properties ?? [], toSwagger);
+  for (const e of s.vendor_extension ?? []) out[e.name] = JSON.parse(e.value.yaml);
+  return out;
+}
+
+function named(list: Decoded[], f: (v: Decoded) => unknown): Decoded {
+  return Object.fromEntries(list.map((n) => [n.name, f(n.value ?? {})]));
+}
+
+function sorted(o: unknown): unknown {
+  if (Array.isArray(o)) return o.map(sorted);
+  if (o && typeof o === 'object') return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sorted((o as Decoded)[k])]));
+  return o;
+}
+
+describe('openApiV2Document', () => {
+  const doc = openApiV2Document();
+
+  it('is swagger 2.0 with every definition a $ref names', () => {
+    expect(doc.swagger).toBe('2.0');
+    const refs = openApiV2Json().match(/"#\/definitions\/[^"]+"/g)!;
+    expect(refs.length).toBeGreaterThan(100);
+    for (const ref of refs) expect(doc.definitions).toHaveProperty([ref.slice(15, -1)]);
+    expect(openApiV2Json()).not.toContain('#/components/');
+  });
+
+  it('keeps $ref siblings as swagger does (no allOf) and restores descriptions', () => {
+    const pod = doc.definitions['io.k8s.api.core.v1.Pod'] as Decoded;
+    expect(pod.description).toMatch(/^Pod is a collection of containers/);
+    expect(pod['x-kubernetes-group-version-kind']).toEqual([{ group: '', kind: 'Pod', version: 'v1' }]);
+    expect(pod.properties.spec).toEqual({ $ref: '#/definitions/io.k8s.api.core.v1.PodSpec', description: expect.stringMatching(/^Specification of the desired behavior of the pod/) });
+    // An allOf array, that is: JSONSchemaProps (the CRD type) has a property named allOf.
+    expect(openApiV2Json()).not.toMatch(/"allOf":\[/);
+  });
+
+  it('keeps swagger\'s plain string types for Quantity and IntOrString', () => {
+    expect(doc.definitions['io.k8s.apimachinery.pkg.api.resource.Quantity']).toMatchObject({ type: 'string' });
+    expect(doc.definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString']).toMatchObject({ type: 'string', format: 'int-or-string' });
+  });
+
+  it('has the union of the v3 documents\' components', () => {
+    for (const [group, version] of [['', 'v1'], ['apps', 'v1'], ['coordination.k8s.io', 'v1']] as const) {
+      for (const name of Object.keys(openApiV3Document(group, version)!.components.schemas)) expect(doc.definitions).toHaveProperty([name]);
+    }
+  });
+
+  it('converts operations to swagger: body parameter, inline parameter types, consumes and produces', () => {
+    const item = doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}']!;
+    expect(item.parameters).toContainEqual({ name: 'namespace', in: 'path', description: expect.any(String), required: true, type: 'string', uniqueItems: true });
+    const patch = item.patch;
+    expect(patch.consumes).toEqual(['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+    expect(patch.produces).toEqual(['application/json']);
+    expect(patch.parameters[0]).toEqual({ in: 'body', name: 'body', required: true, schema: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' } });
+    expect(patch.parameters).toContainEqual({ name: 'fieldValidation', in: 'query', description: expect.any(String), type: 'string', uniqueItems: true });
+    expect(patch.responses['200']).toEqual({ description: 'OK', schema: { $ref: '#/definitions/io.k8s.api.apps.v1.Deployment' } });
+    expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
+    expect(item.get.consumes).toEqual(['*/*']);
+    expect(item.delete.parameters[0]).toEqual({ in: 'body', name: 'body', schema: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions' } });
+  });
+});
+
+describe('openApiV2Protobuf', () => {
+  const bytes = openApiV2Protobuf();
+  const decoded = decode(bytes, Document);
+  const json = openApiV2Document();
+
+  it('encodes swagger and info', () => {
+    expect(decoded.swagger).toBe('2.0');
+    expect(decoded.info).toEqual({ title: 'Kubernetes', version: json.info.version });
+  });
+
+  it('round-trips every definition, in order', () => {
+    const defs = decoded.definitions.additional_properties as Decoded[];
+    expect(defs.map((d) => d.name)).toEqual(Object.keys(json.definitions));
+    for (const d of defs) expect(sorted(toSwagger(d.value)), d.name).toEqual(sorted(json.definitions[d.name]));
+  });
+
+  it('encodes PATCH operations with consumes and the GVK extension kubectl GetConsumes reads', () => {
+    const paths = decoded.paths.path as Decoded[];
+    expect(paths.map((p) => p.name)).toEqual(Object.keys(json.paths));
+    const deployment = paths.find((p) => p.name === '/apis/apps/v1/namespaces/{namespace}/deployments/{name}')!.value;
+    expect(deployment.patch.consumes).toContain('application/strategic-merge-patch+json');
+    const gvk = deployment.patch.vendor_extension.find((e: Decoded) => e.name === 'x-kubernetes-group-version-kind');
+    expect(JSON.parse(gvk.value.yaml)).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
+    expect(deployment.patch.parameters[0].parameter.body).toEqual({
+      name: 'body', in: 'body', required: true, schema: { _ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' },
+    });
+    expect(deployment.parameters.map((p: Decoded) => p.parameter.non_body.path?.name ?? p.parameter.non_body.query?.name)).toEqual(['name', 'namespace', 'pretty']);
+    const ok = deployment.patch.responses.response_code.find((c: Decoded) => c.name === '200');
+    expect(ok.value.response).toEqual({ description: 'OK', schema: { schema: { _ref: '#/definitions/io.k8s.api.apps.v1.Deployment' } } });
+  });
+
+  it('is built once', () => {
+    expect(openApiV2Protobuf()).toBe(bytes);
+  });
+
+  it('names a content type Go mime.ParseMediaType accepts (no "@")', () => {
+    expect(OPENAPI_V2_PROTOBUF_CONTENT_TYPE).toMatch(/^application\/[\w.+-]+$/);
+  });
+});
+
+describe('negotiateOpenApiV2', () => {
+  it.each([
+    [undefined, 'json'],
+    ['', 'json'],
+    ['application/json', 'json'],
+    ['*/*', 'json'],
+    ['application/*', 'json'],
+    ['application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'protobuf'],
+    ['application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'protobuf'],
+    ['application/json;q=0.5, application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'protobuf'],
+    ['text/html, application/json;q=0.9', 'json'],
+    ['application/json;q=0, application/com.github.proto-openapi.spec.v2.v1.0+protobuf;q=0.1', 'protobuf'],
+    ['text/html', undefined],
+    ['application/yaml', undefined],
+  ])('Accept %j → %s', (accept, form) => {
+    expect(negotiateOpenApiV2(accept)).toBe(form);
+  });
+});
