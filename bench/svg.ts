@@ -1,5 +1,5 @@
-// Report: a small hand-written SVG line chart (log-log): p99 write-to-delivery latency against watcher
-// count, one line per system. No chart library.
+// Report: a small hand-written SVG line chart (log-log), one line per system: e.g. p99 write-to-delivery
+// latency against watcher count. No chart library.
 
 export interface Series {
   name: string;
@@ -20,7 +20,7 @@ function logTicks(min: number, max: number): number[] {
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-export function lineChart(title: string, xLabel: string, yLabel: string, series: Series[]): string {
+export function lineChart(title: string, xLabel: string, yLabel: string, series: Series[], pointLabel = (x: number, y: number) => `${x}: ${y}`): string {
   const pts = series.flatMap((s) => s.points).filter((p) => p.x > 0 && p.y > 0 && Number.isFinite(p.y));
   const xs = pts.map((p) => p.x);
   const ys = pts.map((p) => p.y);
@@ -54,7 +54,7 @@ export function lineChart(title: string, xLabel: string, yLabel: string, series:
     if (p.length) {
       const d = p.map((q, k) => `${k ? 'L' : 'M'}${sx(q.x).toFixed(1)},${sy(q.y).toFixed(1)}`).join(' ');
       o.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
-      for (const q of p) o.push(`<circle cx="${sx(q.x).toFixed(1)}" cy="${sy(q.y).toFixed(1)}" r="3.5" fill="${s.color}"><title>${esc(`${s.name}: ${q.x} watchers, p99 ${q.y} ms`)}</title></circle>`);
+      for (const q of p) o.push(`<circle cx="${sx(q.x).toFixed(1)}" cy="${sy(q.y).toFixed(1)}" r="3.5" fill="${s.color}"><title>${esc(`${s.name}: ${pointLabel(q.x, q.y)}`)}</title></circle>`);
     }
     const ly = M.top + 10 + i * 22;
     const lx = M.left + pw + 16;

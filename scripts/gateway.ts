@@ -20,6 +20,7 @@ export interface GatewayOptions {
   scriptPath?: string; // a prebuilt bundle (the deploy build) instead of bundling worker/ now
   // The local listener's bounds (scripts/dual-listener.ts ListenerLimits); unset ones follow `ulimit -n`.
   listener?: Partial<ListenerLimits>;
+  inspectorPort?: number; // open workerd's V8 inspector here (0: a free port; see Gateway.inspectorPort); benchmarks' heap figures and profiles
 }
 
 // wrangler also reads .dev.vars; dropping its secrets keeps a test or benchmark gateway from serving with a
@@ -31,6 +32,7 @@ export interface Gateway {
   httpsUrl: string; // the same port over TLS, for kubectl
   caCert: string; // PEM of the self-signed certificate, for kubeconfig
   directUrl: string; // workerd's own HTTP port, without the dual-protocol hop (benchmarks)
+  inspectorPort?: number; // workerd's inspector, when GatewayOptions.inspectorPort was given
   stop(): Promise<void>;
 }
 
@@ -52,8 +54,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     durableObjectsPersist: join(opts.persistDir, 'durable-objects'),
     host: '127.0.0.1',
     port: 0,
+    ...(opts.inspectorPort === undefined ? {} : { inspectorPort: opts.inspectorPort }),
   });
   const upstream = await mf.ready;
+  const inspectorPort = opts.inspectorPort === undefined ? undefined : Number((await mf.getInspectorURL()).port);
   const tls = localCertificate(join(opts.persistDir, 'tls'));
   const limits = { ...defaultLimits(), ...definedOnly(opts.listener ?? {}) };
   const listener = await listenDual(opts.port, Number(upstream.port), tls, limits);
@@ -65,6 +69,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     httpsUrl: `https://127.0.0.1:${port}`,
     caCert: tls.cert,
     directUrl: upstream.toString().replace(/\/$/, ''),
+    inspectorPort,
     stop: async () => {
       await listener.close();
       await mf.dispose();

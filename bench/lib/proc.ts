@@ -135,3 +135,70 @@ export function loadAverage(): number {
     return NaN;
   }
 }
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  comm: string;
+  rssBytes: number;
+}
+
+function processInfo(pid: number): ProcessInfo | undefined {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const comm = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
+    const ppid = Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
+    return { pid, ppid, comm, rssBytes: rssBytes(pid) };
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/** `root` and every process below it (children, grandchildren, ...), root first. */
+export function processTree(root: number): ProcessInfo[] {
+  const all: ProcessInfo[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    const info = processInfo(Number(p));
+    if (info) all.push(info);
+  }
+  const byParent = new Map<number, ProcessInfo[]>();
+  for (const p of all) byParent.set(p.ppid, [...(byParent.get(p.ppid) ?? []), p]);
+  const top = all.find((p) => p.pid === root);
+  if (!top) return [];
+  const out: ProcessInfo[] = [top];
+  for (let i = 0; i < out.length; i++) out.push(...(byParent.get(out[i].pid) ?? []));
+  return out;
+}
+
+/** The 1-, 5- and 15-minute load averages (what `uptime` prints). */
+export function loadAverages(): number[] {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Waits until `pid` uses under `share` of one core over a second (e.g. control loops finished reacting to
+ * the previous phase), at most `maxMs`; returns the ms waited.
+ */
+export async function settle(pid: number, maxMs: number, share = 0.1): Promise<number> {
+  const t0 = performance.now();
+  while (performance.now() - t0 < maxMs) {
+    const c0 = cpuMs(pid);
+    await new Promise((r) => setTimeout(r, 1000));
+    if (!(cpuMs(pid) - c0 > share * 1000)) break;
+  }
+  return Math.round(performance.now() - t0);
+}
+
+/** A process's command line, arguments joined by spaces. */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {
+    return '';
+  }
+}

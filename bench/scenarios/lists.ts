@@ -4,7 +4,7 @@
 import { round, summarize, timeRepeated, type Summary } from '../lib/stats';
 
 export interface ListResult {
-  system: 'edgeplane' | 'etcd';
+  system: string;
   variant: string;
   objects: number;
   read: string; // "rv=0 (cache)", "consistent", "range"
@@ -15,7 +15,7 @@ export interface ListResult {
 }
 
 export interface ListCase {
-  system: 'edgeplane' | 'etcd';
+  system: string;
   variant: string;
   objects: number;
   read: string;

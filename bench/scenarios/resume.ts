@@ -5,7 +5,7 @@ import { Receiver } from '../lib/receivers';
 import { round, sleep } from '../lib/stats';
 
 export interface ResumeResult {
-  system: 'edgeplane' | 'etcd';
+  system: string;
   variant: string;
   transport: string;
   behind: number;
@@ -17,7 +17,7 @@ export interface ResumeResult {
 }
 
 export interface Resumer {
-  system: 'edgeplane' | 'etcd';
+  system: string;
   variant: string;
   transport: string;
   /** Opens a watch that receives every event after `revision`. */

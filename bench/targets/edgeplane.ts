@@ -1,92 +1,159 @@
-// System under test: edgeplane started as `npm start` does (bundled Worker on Miniflare/workerd, state
-// on disk, the dual HTTP/HTTPS listener in front), with API helpers, /metrics and the workerd process.
+// System under test: edgeplane as `npm start` runs it, in its own process tree (npm → tsx → the gateway's
+// Node process with the dual HTTP/HTTPS listener → workerd and the esbuild service; gateway-process.ts),
+// with wrangler.toml's [vars] unless a variant overrides some, state on disk, and the admin token the
+// kubeconfig `npm start` writes carries. Clients use the port `npm start` prints (the dual listener) or,
+// where a row says so, workerd's own port. API helpers, /metrics, the processes and the inspector port.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startGateway, type Gateway } from '../../scripts/gateway';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { unstable_readConfig } from 'wrangler';
 import { HttpClient } from '../lib/http';
-import { childPid } from '../lib/proc';
+import { processTree, type ProcessInfo } from '../lib/proc';
 import { K8S_MARKERS, openHttpReceiver, openWsReceiver, Receiver } from '../lib/receivers';
 import { eventJson } from '../lib/objects';
 import { sleep } from '../lib/stats';
 import type { FanoutDriver } from '../scenarios/fanout';
 
-export const TOKEN = 'bench-token';
-export const AUTH = { authorization: `Bearer ${TOKEN}` };
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '..', '..');
+const CHILD = join(HERE, 'gateway-process.ts');
 
 export interface EdgeplaneConfig {
-  replicas: boolean; // off: REPLICA_LOCATIONS "" (the store serves watches); on: 2 locations x 2 replicas
-  vars?: Record<string, string>;
+  label: string; // how rows name this gateway: "defaults", "store only", ...
+  vars?: Record<string, string>; // changes to wrangler.toml's [vars] (none: the defaults)
+  inspector?: boolean; // open workerd's V8 inspector (heap figures)
 }
 
-export const REPLICA_LOCATIONS = ['enam', 'weur'];
-export const REPLICAS_PER_LOCATION = 2;
+export const DEFAULTS: EdgeplaneConfig = { label: 'defaults' };
+// The store alone: no control loops, no watch-cache replicas (the store serves watches itself).
+export const STORE_ONLY: EdgeplaneConfig = { label: 'store only', vars: { CONTROLLERS: 'off', REPLICA_LOCATIONS: '' } };
 
 export type Transport = 'ws' | 'http';
+/** How clients reach the gateway: the port `npm start` serves (dual listener) or workerd's own port. */
+export type Path = 'npm start port' | 'workerd port';
+export const PORT: Path = 'npm start port';
+export const DIRECT: Path = 'workerd port';
+
+/** wrangler.toml's [vars]: what `npm start` runs with when .dev.vars adds nothing. */
+export function wranglerVars(): Record<string, string> {
+  const config = unstable_readConfig({ config: join(ROOT, 'wrangler.toml') });
+  return Object.fromEntries(Object.entries(config.vars ?? {}).map(([k, v]) => [k, String(v)]));
+}
+
+/** Settings in the checkout's .dev.vars other than the secrets: they reach every gateway `npm start` (and this) runs. */
+export function devVarsSettings(): string[] {
+  const file = join(ROOT, '.dev.vars');
+  if (!existsSync(file)) return [];
+  const names = readFileSync(file, 'utf8').split('\n').map((l) => /^\s*([A-Z0-9_]+)\s*=/.exec(l)?.[1]).filter((n): n is string => !!n);
+  const toml = new Set(Object.keys(wranglerVars()));
+  return names.filter((n) => !['ADMIN_TOKEN', 'SERVICE_ACCOUNT_SIGNING_KEY'].includes(n) && !toml.has(n));
+}
 
 export class Edgeplane {
-  readonly direct: HttpClient;
-  readonly proxied: HttpClient;
+  readonly port: HttpClient; // the `npm start` port
+  readonly direct: HttpClient; // workerd's port
+  private readonly auth: Record<string, string>;
 
-  private constructor(readonly gateway: Gateway, readonly config: EdgeplaneConfig, readonly workerdPid: number, private readonly dir: string) {
-    this.direct = new HttpClient(gateway.directUrl, AUTH);
-    this.proxied = new HttpClient(gateway.url, AUTH);
+  private constructor(
+    readonly config: EdgeplaneConfig,
+    readonly vars: Record<string, string>,
+    private readonly proc: ChildProcess,
+    readonly url: string,
+    readonly directUrl: string,
+    readonly gatewayPid: number,
+    readonly workerdPid: number,
+    readonly inspectorPort: number | undefined,
+    readonly token: string,
+    private readonly dir: string,
+  ) {
+    this.auth = { authorization: `Bearer ${token}` };
+    this.port = new HttpClient(url, this.auth);
+    this.direct = new HttpClient(directUrl, this.auth);
   }
 
   static async start(config: EdgeplaneConfig): Promise<Edgeplane> {
     const dir = mkdtempSync(join(tmpdir(), 'edgeplane-bench-'));
-    const vars: Record<string, string> = {
-      REPLICA_LOCATIONS: config.replicas ? REPLICA_LOCATIONS.join(',') : '',
-      REPLICAS_PER_LOCATION: String(REPLICAS_PER_LOCATION),
-      MAX_WATCHERS: '20000',
-      EVENT_RETENTION_COUNT: '50000',
-      // The load generator is one user: per-user rate limits (where the server has them) would measure the limiter.
-      RATE_LIMIT_QPS: '1000000',
-      RATE_LIMIT_BURST: '1000000',
-      // Benchmarks measure the API, not the control loops' own traffic.
-      CONTROLLERS: 'off',
-      ...config.vars,
+    // As scripts/dev-vars.ts makes them for `npm start`: 32 random bytes, base64url.
+    const adminToken = randomBytes(32).toString('base64url');
+    const vars = { ...wranglerVars(), ...config.vars };
+    const env = {
+      ...process.env,
+      BENCH_GATEWAY: JSON.stringify({ persistDir: dir, adminToken, signingKey: randomBytes(32).toString('base64url'), vars, inspector: !!config.inspector }),
     };
-    const gateway = await startGateway({ port: 0, persistDir: dir, adminToken: TOKEN, vars });
-    const pid = childPid(process.pid, 'workerd');
-    if (!pid) throw new Error('workerd process not found');
-    return new Edgeplane(gateway, config, pid, dir);
+    // The launcher chain of `npm start` (npm → tsx → node), so the process group is the one a user has.
+    const proc = spawn('npm', ['exec', '--offline', '--', 'tsx', CHILD], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const ready = await new Promise<{ pid: number; url: string; directUrl: string; inspectorPort?: number }>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error('the gateway did not start within 180 s')), 180_000);
+      proc.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        for (const line of out.split('\n')) {
+          if (!line.startsWith('{"ready"')) continue;
+          clearTimeout(timer);
+          resolve(JSON.parse(line));
+        }
+      });
+      proc.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the gateway process exited ${code}`));
+      });
+    });
+    proc.stdout!.resume();
+    const workerd = processTree(ready.pid).find((p) => p.comm === 'workerd');
+    if (!workerd) throw new Error('workerd process not found under the gateway process');
+    return new Edgeplane(config, vars, proc, ready.url, ready.directUrl, ready.pid, workerd.pid, ready.inspectorPort, adminToken, dir);
   }
 
   get label(): string {
-    return this.config.replicas ? `replicas ${REPLICA_LOCATIONS.length}x${REPLICAS_PER_LOCATION}` : 'store only';
+    return this.config.label;
   }
 
-  client(direct: boolean): HttpClient {
-    return direct ? this.direct : this.proxied;
+  /** The processes `npm start` leaves running: npm, tsx, the gateway's Node process, workerd, esbuild. */
+  processes(): ProcessInfo[] {
+    return processTree(this.proc.pid!);
   }
 
-  baseUrl(direct: boolean): string {
-    return direct ? this.gateway.directUrl : this.gateway.url;
+  client(path: Path): HttpClient {
+    return path === PORT ? this.port : this.direct;
+  }
+
+  baseUrl(path: Path): string {
+    return path === PORT ? this.url : this.directUrl;
+  }
+
+  replicaLocations(): string[] {
+    return (this.vars.REPLICA_LOCATIONS ?? '').split(',').map((l) => l.trim()).filter(Boolean);
   }
 
   async createNamespace(name: string): Promise<void> {
-    await this.direct.json('POST', '/api/v1/namespaces', { metadata: { name } }, [201, 409]);
+    await this.port.json('POST', '/api/v1/namespaces', { metadata: { name } }, [201, 409]);
   }
 
   /** The newest revision of a resource type as a consistent list reports it (limit 1 keeps it cheap). */
   async headRevision(namespace: string, resource: string): Promise<number> {
-    const list = await this.direct.json('GET', `/api/v1/namespaces/${namespace}/${resource}?limit=1`);
+    const list = await this.port.json('GET', `/api/v1/namespaces/${namespace}/${resource}?limit=1`);
     return Number(list.metadata.resourceVersion);
   }
 
-  /** Replica routing for watcher j: spread evenly over every location and replica index. */
-  replicaHeaders(j: number): Record<string, string> {
-    if (!this.config.replicas) return {};
-    const location = REPLICA_LOCATIONS[j % REPLICA_LOCATIONS.length];
-    const index = Math.floor(j / REPLICA_LOCATIONS.length) % REPLICAS_PER_LOCATION;
-    return { 'x-edgeplane-location': location, 'x-edgeplane-replica-index': String(index) };
+  /**
+   * Replica routing for watcher j. Without `spread`, none: every client of this machine is in one location,
+   * so the gateway serves them all from that location's replica, as it would a user's. With it, watchers go
+   * round the configured locations and replica indexes (x-edgeplane-location / -replica-index).
+   */
+  replicaHeaders(j: number, spread: boolean): Record<string, string> {
+    const locations = this.replicaLocations();
+    if (!spread || locations.length === 0) return {};
+    const perLocation = Math.max(1, Number(this.vars.REPLICAS_PER_LOCATION ?? 1) || 1);
+    return { 'x-edgeplane-location': locations[j % locations.length], 'x-edgeplane-replica-index': String(Math.floor(j / locations.length) % perLocation) };
   }
 
-  openWatcher(transport: Transport, direct: boolean, path: string, j: number, r: Receiver): Promise<Receiver> {
-    const headers = { ...AUTH, ...this.replicaHeaders(j) };
-    const url = this.baseUrl(direct) + path;
+  openWatcher(transport: Transport, path: Path, query: string, j: number, r: Receiver, spread = false): Promise<Receiver> {
+    const headers = { ...this.auth, ...this.replicaHeaders(j, spread) };
+    const url = this.baseUrl(path) + query;
     return transport === 'ws' ? openWsReceiver(url.replace(/^http/, 'ws'), headers, r, K8S_MARKERS) : openHttpReceiver(url, headers, r, K8S_MARKERS);
   }
 
@@ -96,14 +163,14 @@ export class Edgeplane {
    */
   async flushClosedStreams(namespace: string): Promise<void> {
     for (let k = 0; k < 3; k++) {
-      await this.direct.send('POST', `/api/v1/namespaces/${namespace}/configmaps`, JSON.stringify({ metadata: { name: `flush-${Date.now()}-${k}` } }));
+      await this.port.send('POST', `/api/v1/namespaces/${namespace}/configmaps`, JSON.stringify({ metadata: { name: `flush-${Date.now()}-${k}` } }));
       await sleep(100);
     }
   }
 
   /** /metrics as { "name{labels}": value }. */
   async metrics(): Promise<Map<string, number>> {
-    const r = await this.direct.send('GET', '/metrics');
+    const r = await this.port.send('GET', '/metrics');
     const out = new Map<string, number>();
     for (const line of r.body.toString().split('\n')) {
       if (!line || line.startsWith('#')) continue;
@@ -119,11 +186,36 @@ export class Edgeplane {
     return sumMetric(m, 'edgeplane_watchers', resource) + sumMetric(m, 'edgeplane_replica_watchers', resource);
   }
 
+  /** Store writes of every type so far (edgeplane_store_writes_total). */
+  async storeWrites(): Promise<number> {
+    let n = 0;
+    for (const [k, v] of await this.metrics()) if (k.startsWith('edgeplane_store_writes_total{')) n += v;
+    return n;
+  }
+
   async stop(): Promise<void> {
+    this.port.close();
     this.direct.close();
-    this.proxied.close();
-    await this.gateway.stop();
+    const tree = this.processes();
+    // The gateway's Node process stops workerd (Miniflare dispose) and exits; npm and tsx follow it.
+    try {
+      process.kill(this.gatewayPid, 'SIGTERM');
+    } catch {
+      // gone already
+    }
+    const end = Date.now() + 15_000;
+    while (Date.now() < end && tree.some((p) => alive(p.pid))) await sleep(100);
+    for (const p of tree) if (alive(p.pid)) process.kill(p.pid, 'SIGKILL');
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -134,27 +226,31 @@ export function sumMetric(m: Map<string, number>, name: string, resource: string
   return sum;
 }
 
-/** Fan-out through edgeplane: ConfigMaps written to a fresh namespace, watched from its head revision. */
-export function edgeplaneFanout(ep: Edgeplane, transport: Transport, direct: boolean): FanoutDriver {
+/**
+ * Fan-out through edgeplane: ConfigMaps written to a fresh namespace (through `path`), watched from its head
+ * revision. `spread`: watchers go round the replicas (see replicaHeaders).
+ */
+export function edgeplaneFanout(ep: Edgeplane, transport: Transport, path: Path, spread = false): FanoutDriver {
   let namespace = '';
-  let path = '';
+  let query = '';
   let baseline = 0;
+  const replicas = ep.replicaLocations().length * Math.max(1, Number(ep.vars.REPLICAS_PER_LOCATION ?? 1) || 1);
   return {
     system: 'edgeplane',
-    variant: ep.label,
+    variant: ep.label + (replicas === 0 ? '' : spread ? `, watchers over ${replicas} replicas` : ', one replica serves'),
     transport,
-    path: direct ? 'direct' : 'proxied',
-    pids: () => ({ server: ep.workerdPid }),
+    path,
+    pids: () => ({ server: ep.workerdPid, listener: ep.gatewayPid }),
     async prepare(run) {
       namespace = `bench-${run}`;
       await ep.createNamespace(namespace);
       baseline = await ep.watchers('core/configmaps');
       const head = await ep.headRevision(namespace, 'configmaps');
-      path = `/api/v1/namespaces/${namespace}/configmaps?watch=true&resourceVersion=${head}`;
+      query = `/api/v1/namespaces/${namespace}/configmaps?watch=true&resourceVersion=${head}`;
     },
-    open: (j, r) => ep.openWatcher(transport, direct, path, j, r),
+    open: (j, r) => ep.openWatcher(transport, path, query, j, r, spread),
     async write(i) {
-      const res = await ep.client(direct).send('POST', `/api/v1/namespaces/${namespace}/configmaps`, eventJson(namespace, i));
+      const res = await ep.client(path).send('POST', `/api/v1/namespaces/${namespace}/configmaps`, eventJson(namespace, i));
       if (res.status !== 201) throw new Error(`create answered ${res.status}: ${res.body.toString().slice(0, 200)}`);
     },
     async counters() {
