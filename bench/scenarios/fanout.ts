@@ -103,7 +103,7 @@ export async function runFanout(d: FanoutDriver, plan: FanoutPlan): Promise<Fano
     sentAt[i] = performance.now();
     written++;
     const p = d.write(i).catch((e) => {
-      failed ??= e;
+      failed ??= new Error(`${String(e)} after ${Math.round(performance.now() - sentAt[i])} ms`);
       writeFailed[i] = 1;
       failedWrites++;
     });

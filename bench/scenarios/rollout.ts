@@ -1,8 +1,8 @@
 // Scenario: the control loops at scale (issue 13, issue 20). A Deployment of N replicas created on a gateway
 // running its controller manager, scheduler and simulated kubelets: the time until status.availableReplicas
-// = N, and what every store wrote meanwhile, from /metrics: changes (new revisions, edgeplane_store_revision:
-// one per object created, updated or deleted) in all, per pod and per type, and write requests
-// (edgeplane_store_writes_total; one request may change several objects).
+// = N, and what every store wrote meanwhile: changes (new revisions, edgeplane_store_revision from /metrics:
+// one per object created, updated or deleted, kept in SQLite, so a store's restart does not reset it) in all,
+// per pod and per type.
 
 import type { Edgeplane } from '../targets/edgeplane';
 import { round, sleep } from '../lib/stats';
@@ -16,19 +16,15 @@ export interface RolloutResult {
   writesPerSecond: number;
   writesPerPod: number;
   writesByType: Record<string, number>; // "core/pods" → changes
-  requests: number; // write requests the stores served (edgeplane_store_writes_total)
 }
 
-/** Per resource type, the store's newest revision and the write requests it served. */
-async function storeCounters(ep: Edgeplane): Promise<{ revisions: Map<string, number>; requests: number }> {
-  const revisions = new Map<string, number>();
-  let requests = 0;
+/** Per resource type, the store's newest revision. */
+async function revisions(ep: Edgeplane): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
   for (const [k, v] of await ep.metrics()) {
-    if (k.startsWith('edgeplane_store_writes_total{')) requests += v;
-    if (!k.startsWith('edgeplane_store_revision{')) continue;
-    revisions.set(/resource="([^"]*)"/.exec(k)?.[1] ?? '?', v);
+    if (k.startsWith('edgeplane_store_revision{')) out.set(/resource="([^"]*)"/.exec(k)?.[1] ?? '?', v);
   }
-  return { revisions, requests };
+  return out;
 }
 
 export async function runRollout(ep: Edgeplane, replicas: number, nodes: number, maxMs: number): Promise<RolloutResult> {
@@ -36,7 +32,7 @@ export async function runRollout(ep: Edgeplane, replicas: number, nodes: number,
   await ep.createNamespace(ns);
   const name = `web-${replicas}`;
   const labels = { app: name };
-  const before = await storeCounters(ep);
+  const before = await revisions(ep);
   const t0 = performance.now();
   await ep.port.json('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
     metadata: { name },
@@ -51,11 +47,11 @@ export async function runRollout(ep: Edgeplane, replicas: number, nodes: number,
     }
     await sleep(200);
   }
-  const after = await storeCounters(ep);
+  const after = await revisions(ep);
   const byType: Record<string, number> = {};
   let writes = 0;
-  for (const [type, v] of after.revisions) {
-    const n = v - (before.revisions.get(type) ?? 0);
+  for (const [type, v] of after) {
+    const n = v - (before.get(type) ?? 0);
     if (n > 0) byType[type] = n;
     writes += n;
   }
@@ -63,12 +59,11 @@ export async function runRollout(ep: Edgeplane, replicas: number, nodes: number,
   return {
     variant: ep.label, replicas, nodes, availableMs: Math.round(availableMs), writes,
     writesPerSecond: Math.round(writes / seconds), writesPerPod: round(writes / replicas, 2), writesByType: byType,
-    requests: after.requests - before.requests,
   };
 }
 
 export function describeRollout(r: RolloutResult): string {
   const types = Object.entries(r.writesByType).sort((a, b) => b[1] - a[1]).map(([t, n]) => `${t} ${n}`).join(', ');
   return `rollout of ${r.replicas} replicas on ${r.nodes} nodes (${r.variant}): Available after ${r.availableMs} ms, ${r.writes} store writes ` +
-    `(changes: ${r.writesPerPod} per pod, ${r.writesPerSecond}/s: ${types}; ${r.requests} write requests)`;
+    `(changes: ${r.writesPerPod} per pod, ${r.writesPerSecond}/s: ${types})`;
 }

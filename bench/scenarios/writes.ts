@@ -49,7 +49,7 @@ export async function runWrites(w: Writer, namespace: string, concurrency: numbe
     } catch (e) {
       // e.g. a connection the saturated server closed unanswered: counted, and the phase goes on.
       failed++;
-      firstError ??= String(e);
+      firstError ??= `${String(e)} after ${Math.round(performance.now() - t)} ms`;
     }
   });
   const done = attempted - failed;

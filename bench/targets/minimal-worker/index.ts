@@ -14,7 +14,9 @@ interface Env {
 }
 
 export class BroadcastHub extends DurableObject<Env> {
-  private seq = 0;
+  // Frames carry an increasing sequence number (the receivers check order); it starts from the clock, so an
+  // object the runtime restarts goes on in order.
+  private seq = Date.now() * 1000;
 
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
