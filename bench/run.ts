@@ -1,6 +1,6 @@
 // Entry point of `npm run bench` (full: edgeplane as `npm start` runs it, beside etcd 3.4, a bare ws
-// broadcast and the runtime's own floors on workerd, ~15 min) and `npm run bench:smoke` (--smoke: small
-// sizes, < 60 s, exit 1 on any lost event or failed scenario).
+// broadcast and the runtime's own floors on workerd; 25 min on a busy 2-core machine) and `npm run
+// bench:smoke` (--smoke: small sizes, about a minute, exit 1 on any lost event or failed scenario).
 // Options: --only=idle,memory,fanout,writes,lists,resume,rollout  --systems=edgeplane,etcd,bare-ws,minimal-workerd
 
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
@@ -315,7 +315,7 @@ async function listsAndResume(ep: Edgeplane): Promise<void> {
       await step(`lists edgeplane ${ep.label} ${n}`, async () => {
         const ns = `bench-l${n}`;
         await ep.createNamespace(ns);
-        const created = await populate(w, ns, n, 300_000);
+        const created = await populate(w, ns, n, 600_000);
         if (created !== n) throw new Error(`created only ${created} of ${n} pods in time`);
         for (const [read, query] of [['rv=0 (cache)', '?resourceVersion=0'], ['consistent', '']] as const) {
           const r = await runList({

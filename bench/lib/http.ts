@@ -33,7 +33,7 @@ export class HttpClient {
       req.on('error', (e: NodeJS.ErrnoException) => {
         // A kept-alive connection the server closed while idle: the request never reached it.
         if (req.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) this.send(method, path, body, extra).then(resolve, reject);
-        else reject(e);
+        else reject(new Error(`${e.message} (${req.reusedSocket ? 'kept-alive' : 'new'} connection)`, { cause: e }));
       });
       req.end(body);
     });
