@@ -330,7 +330,7 @@ export function renderMarkdown(res: BenchResults): string {
   if (res.fanout.some((r) => r.watchers > 0)) {
     out.push('', '## The curve', '');
     out.push(`Fan-out at ${res.fanout.find((r) => r.watchers > 0)?.ratePerSecond ?? '?'} writes/s (200 events up to W=1,000, then ≈ 100,000 deliveries a run), edgeplane with the defaults. ` +
-      'Past the dual listener\'s 9,000 connections (2 descriptors each under this machine\'s 20,000), W=10,000 uses workerd\'s port, with watchers spread over the 3 replicas (x-edgeplane-location); below it, every watcher of this one machine is served by one replica, as a user\'s would be. ' +
+      `Past the dual listener's ${fmt(Number(res.settings.listenerMaxConnections))} connections (2 descriptors each, under \`ulimit -n\`), runs use workerd's port, with watchers spread over the 3 replicas (x-edgeplane-location); below it, every watcher of this one machine is served by one replica, as a user's would be. ` +
       'RSS growth: how much the server process grew while the W watchers connected (a process may reuse what earlier runs freed, so this can be less than their cost; the memory section has the per-watcher figure on a fresh server); "its listener": the gateway\'s Node process, which holds two sockets per connection through the `npm start` port. ' +
       'JS heap: the isolate\'s live heap with the W watchers connected, after a full collection (workerd\'s inspector).', '');
     out.push(table(['W', 'edgeplane path', 'Events', 'Deliveries/s edgeplane', 'minimal', 'bare ws', 'etcd', 'p99 ms edgeplane', 'minimal', 'bare ws', 'etcd', 'RSS growth MiB edgeplane (workerd)', '(its listener)', 'minimal', 'bare ws', 'JS heap MiB edgeplane', 'minimal'], curveRows(res)));

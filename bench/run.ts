@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { defaultLimits } from '../scripts/dual-listener';
 import { DEFAULTS, devVarsSettings, DIRECT, Edgeplane, edgeplaneFanout, PORT, STORE_ONLY, type EdgeplaneConfig, type Path, type Transport } from './targets/edgeplane';
 import { Etcd, etcdFanout, etcdVersion, WATCHERS_PER_STREAM } from './targets/etcd';
 import { BareWs, bareFanout } from './targets/bare-ws';
@@ -35,9 +36,9 @@ const only = new Set(opt('only') ?? ['idle', 'memory', 'fanout', 'writes', 'list
 // The smoke run leaves out etcd (no apt install in CI) and the bare broadcast.
 const systems = new Set(opt('systems') ?? (smoke ? ['edgeplane', MINIMAL_SYSTEM] : ['edgeplane', 'etcd', 'bare-ws', MINIMAL_SYSTEM]));
 
-// Connections the dual listener accepts before it answers 429 (scripts/gateway.ts, 2 descriptors each under
-// this machine's 20,000): past it, fan-out runs use workerd's port and say so.
-const LISTENER_MAX_CONNECTIONS = 9000;
+// Connections the dual listener accepts before it answers 429 (scripts/dual-listener.ts: 2 descriptors each,
+// under `ulimit -n`): past it, fan-out runs use workerd's port and say so.
+const LISTENER_MAX_CONNECTIONS = defaultLimits().maxConnections;
 // 1,000 replicas need ten simulated nodes of 110 pods (controllers/kubelet/node-status.ts); the default three hold 330.
 const ROLLOUT_NODES = 10;
 
