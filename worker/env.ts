@@ -6,6 +6,7 @@ import type { Authorizer } from '../durable-objects/authorizer';
 import type { ControllerManagerObject } from '../durable-objects/controller-manager';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { ResourceRequest } from '../core/request-info';
+import type { AuditState } from './audit';
 
 export interface Bindings {
   STORE: DurableObjectNamespace<ResourceStore>;
@@ -43,5 +44,7 @@ export interface Bindings {
 export interface AppEnv {
   Bindings: Bindings;
   // Set by authentication and authorization, in that order; `request` is undefined for non-resource paths.
-  Variables: { user: UserInfo; request: ResourceRequest | undefined };
+  // `user` is the authenticated user until impersonation (in authorization) replaces it with the impersonated one.
+  // `audit`: the request's audit state (worker/audit.ts), from the first API middleware on.
+  Variables: { user: UserInfo; request: ResourceRequest | undefined; audit: AuditState | undefined };
 }
