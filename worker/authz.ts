@@ -39,6 +39,7 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const proceed = (reason: string) => {
     if (parsed.kind === 'requests') {
       c.set('user', user);
+      c.set('impersonator', requester);
       auditImpersonation(c, user);
     }
     auditDecision(c, true, reason);

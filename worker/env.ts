@@ -46,5 +46,6 @@ export interface AppEnv {
   // Set by authentication and authorization, in that order; `request` is undefined for non-resource paths.
   // `user` is the authenticated user until impersonation (in authorization) replaces it with the impersonated one.
   // `audit`: the request's audit state (worker/audit.ts), from the first API middleware on.
-  Variables: { user: UserInfo; request: ResourceRequest | undefined; audit: AuditState | undefined };
+  // `impersonator`: the authenticated user of an impersonating request (`user` is then the impersonated one).
+  Variables: { user: UserInfo; request: ResourceRequest | undefined; audit: AuditState | undefined; impersonator: UserInfo | undefined };
 }

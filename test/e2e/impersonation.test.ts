@@ -3,14 +3,14 @@
 // the request runs as (authorizer, SelfSubjectReview, SelfSubjectAccessReview), and that impersonation gives a
 // component's name only the RBAC bound to it, never a component's own credentials.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { http, kubectl, startTestGateway, stopTestGateway, TOKEN, type Running } from './fixtures';
 
 let r: Running;
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
 beforeAll(async () => {
   r = await startTestGateway({
-    vars: { STATIC_TOKENS: ['alice-token,alice,uid-a', 'dave-token,dave,uid-d'].join('\n'), AUTHZ_SHARDS: '2' },
+    vars: { STATIC_TOKENS: ['alice-token,alice,uid-a', 'dave-token,dave,uid-d'].join('\n'), AUTHZ_SHARDS: '2', MAX_WATCHES_PER_USER: '1' },
   });
   for (const ns of ['ns-a', 'ns-b']) await http(r, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
   // alice may impersonate jane, the group devs, service accounts of ns-a, uid 1234 and the extra scopes=view.
@@ -143,6 +143,22 @@ describe('impersonation', () => {
     // A header that looks like an internal token is just a username to authorize.
     const forged = await http(r, 'GET', '/api/v1/secrets', undefined, { authorization: 'Bearer alice-token', 'impersonate-user': 'edgeplane-internal.v1.c3lzdGVt.AAAA' });
     expect(forged.status).toBe(403);
+  });
+
+  it('counts an impersonated component\'s watches as a tenant\'s: the exemption is for the gateway\'s own credentials', async () => {
+    const open = async () => {
+      const ac = new AbortController();
+      const res = await fetch(`${r.gateway.url}/api/v1/services?watch=true&timeoutSeconds=30`, {
+        headers: { authorization: `Bearer ${TOKEN}`, 'impersonate-user': 'system:kube-proxy' }, signal: ac.signal,
+      });
+      return { status: res.status, close: () => ac.abort() };
+    };
+    const first = await open();
+    const second = await open();
+    first.close();
+    second.close();
+    // MAX_WATCHES_PER_USER is 1 here: the real kube-proxy is never counted, an impersonated one is.
+    expect([first.status, second.status]).toEqual([200, 429]);
   });
 
   it('refuses a request asking to impersonate more values than allowed, before deciding any', async () => {
