@@ -58,14 +58,14 @@ function setHeader(c: Context<AppEnv>, name: string, value: string): void {
 }
 
 /** GetAuthorizerAttributes for the policy: the request as requestinfo.go sees it, and the user authenticated. */
-function attributesOf(c: Context<AppEnv>, url: URL, user: UserInfo | undefined): AuditAttributes {
+function attributesOf(c: Context<AppEnv>, url: URL, user: UserInfo | undefined): AuditAttributes & { apiVersion: string } {
   const info = parseResourcePath(c.req.method, url.pathname, queryBool(url.searchParams, 'watch'));
   const who = user ? { username: user.username, groups: user.groups } : undefined;
-  if (!info) return { user: who, verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', namespace: '', name: '', path: url.pathname };
-  return { ...resourceAttributes(info), user: who };
+  if (!info) return { user: who, verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', namespace: '', name: '', path: url.pathname, apiVersion: '' };
+  return { ...resourceAttributes(info), user: who, apiVersion: info.version };
 }
 
-function newEvent(c: Context<AppEnv>, state: AuditState, level: RequestAuditConfig['level'], url: URL, attrs: AuditAttributes, user: UserInfo | undefined): AuditEvent {
+function newEvent(c: Context<AppEnv>, state: AuditState, level: RequestAuditConfig['level'], url: URL, attrs: AuditAttributes & { apiVersion: string }, user: UserInfo | undefined): AuditEvent {
   const h = c.req.raw.headers;
   const ev = {
     kind: 'Event', apiVersion: 'audit.k8s.io/v1', level, auditID: state.id, stage: 'RequestReceived',
@@ -76,9 +76,8 @@ function newEvent(c: Context<AppEnv>, state: AuditState, level: RequestAuditConf
   const ua = h.get('user-agent');
   if (ua) ev.userAgent = truncateUserAgent(ua);
   if (attrs.resourceRequest) {
-    const info = parseResourcePath(c.req.method, url.pathname, false);
     ev.objectRef = {
-      resource: attrs.resource, namespace: attrs.namespace, name: attrs.name, apiGroup: attrs.apiGroup, apiVersion: info?.version ?? '', subresource: attrs.subresource,
+      resource: attrs.resource, namespace: attrs.namespace, name: attrs.name, apiGroup: attrs.apiGroup, apiVersion: attrs.apiVersion, subresource: attrs.subresource,
     };
   }
   ev.requestReceivedTimestamp = microTime(state.receivedMs);
