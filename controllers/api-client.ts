@@ -46,11 +46,20 @@ export interface Api {
   get(r: ResourceRef, namespace: string, name: string): Promise<KubeObject>;
   create(r: ResourceRef, namespace: string, obj: KubeObject): Promise<KubeObject>;
   update(r: ResourceRef, obj: KubeObject, subresource?: '' | 'status'): Promise<KubeObject>;
-  patch(r: ResourceRef, namespace: string, name: string, patchType: 'merge' | 'strategic', body: unknown, subresource?: '' | 'status'): Promise<KubeObject>;
+  patch(r: ResourceRef, namespace: string, name: string, patchType: PatchType, body: unknown, subresource?: '' | 'status', options?: PatchOptions): Promise<KubeObject>;
   delete(r: ResourceRef, namespace: string, name: string, options?: DeleteOptions): Promise<void>;
 }
 
-const CONTENT_TYPES = { merge: 'application/merge-patch+json', strategic: 'application/strategic-merge-patch+json' };
+/** 'apply': server-side apply (the body is the applied configuration, in JSON, which is YAML). */
+export type PatchType = 'merge' | 'strategic' | 'apply';
+
+/** Query options of a patch: the field manager (required for apply) and force (apply's conflicts taken over). */
+export interface PatchOptions {
+  fieldManager?: string;
+  force?: boolean;
+}
+
+const CONTENT_TYPES = { merge: 'application/merge-patch+json', strategic: 'application/strategic-merge-patch+json', apply: 'application/apply-patch+yaml' };
 const MAX_THROTTLE_RETRIES = 5;
 
 export interface HttpApiOptions {
@@ -76,8 +85,12 @@ export class HttpApi implements Api {
     return this.call('PUT', objectPath(r, obj.metadata.namespace ?? '', obj.metadata.name!, subresource), JSON.stringify(obj));
   }
 
-  patch(r: ResourceRef, namespace: string, name: string, patchType: 'merge' | 'strategic', body: unknown, subresource: '' | 'status' = ''): Promise<KubeObject> {
-    return this.call('PATCH', objectPath(r, namespace, name, subresource), JSON.stringify(body), CONTENT_TYPES[patchType]);
+  patch(r: ResourceRef, namespace: string, name: string, patchType: PatchType, body: unknown, subresource: '' | 'status' = '', options: PatchOptions = {}): Promise<KubeObject> {
+    const q = new URLSearchParams();
+    if (options.fieldManager) q.set('fieldManager', options.fieldManager);
+    if (options.force !== undefined) q.set('force', String(options.force));
+    const query = q.size ? `?${q}` : '';
+    return this.call('PATCH', `${objectPath(r, namespace, name, subresource)}${query}`, JSON.stringify(body), CONTENT_TYPES[patchType]);
   }
 
   async delete(r: ResourceRef, namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {

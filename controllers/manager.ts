@@ -15,6 +15,7 @@ import { workloadLoops } from './workload-loops';
 import { DeploymentController, COMPONENT as DEPLOY_COMPONENT } from './deployment';
 import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
+import { ClusterRoleAggregationController, CLUSTER_ROLES } from './clusterrole-aggregation';
 import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
 import { SimulatedNodes } from './kubelet/simulated-nodes';
 import { Scheduler, COMPONENT as SCHEDULER_COMPONENT } from './scheduler/scheduler';
@@ -177,6 +178,7 @@ export class ControllerManager {
       },
     });
     const sa = new ServiceAccountController(await this.controllerApi('service-account-controller'), namespaces, accounts, clock);
+    const aggregation = new ClusterRoleAggregationController(await this.controllerApi('clusterrole-aggregation-controller'), informers.for(CLUSTER_ROLES), clock);
     const nodes = informers.for(RESOURCES.nodes);
     // kube-scheduler: its own identity (system:kube-scheduler), in this object rather than behind its own Lease.
     const schedulerApi = await this.apiAs(SCHEDULER_USER);
@@ -225,6 +227,7 @@ export class ControllerManager {
       ...workloads.queues, replicaset: rs.queue, deployment: deploy.queue, garbage_collector_attempt_to_delete: gc.attemptToDelete,
       garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
+      ClusterRoleAggregator: aggregation.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -237,7 +240,8 @@ export class ControllerManager {
     try {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
-        ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10)];
+        ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
+        ...aggregation.run(5)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

@@ -60,6 +60,12 @@ export const SETTINGS = {
   serviceAccountIssuer: string('SERVICE_ACCOUNT_ISSUER', 'https://kubernetes.default.svc.cluster.local', 'the iss of ServiceAccount tokens'),
   apiAudiences: list('API_AUDIENCES', 'audiences a ServiceAccount token must hold one of; empty: the issuer'),
   serviceAccountMaxTokenExpirationSeconds: seconds('SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS', DAY, 3600, 2 ** 32, 'longer TokenRequests are shortened to this, with a warning'),
+  // Audit (docs/audit.md)
+  auditPolicy: string('AUDIT_POLICY', '', 'an audit.k8s.io/v1 Policy, YAML or JSON; empty: the built-in default (Metadata for most requests, nothing for probes and event reads)'),
+  auditLogConsole: boolean('AUDIT_LOG_CONSOLE', false, 'every audit event also as one JSON line on the console (Workers Logpush, wrangler tail)'),
+  auditBufferBytes: bytes('AUDIT_BUFFER_BYTES', 4 * MiB, 0, 64 * MiB, 'per isolate, the newest audit events kept for GET /_edgeplane/audit (0: none)'),
+  auditQueueBytes: bytes('AUDIT_QUEUE_BYTES', 1 * MiB, 64 * KiB, 16 * MiB, 'per isolate, audit events waiting to be written; beyond it events are dropped and counted'),
+  auditMaxEventBytes: bytes('AUDIT_MAX_EVENT_BYTES', 100 * KiB, 4 * KiB, 4 * MiB, "one audit event; larger ones lose their request/response objects (kube's --audit-log-truncate-max-event-size)"),
   // The simulated cluster
   controllers: boolean('CONTROLLERS', true, 'the control loops, scheduler, simulated kubelets and kube-proxy stand-ins'),
   simulatedNodes: integer('SIMULATED_NODES', 3, 0, 250, 'simulated kubelets node-1, node-2, …'),

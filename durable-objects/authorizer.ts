@@ -4,7 +4,7 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import { lookupGroupResource } from '../core/registry';
-import { forbiddenReason, isPrivileged, RbacPolicy, type RbacKind, type UserInfo } from '../core/rbac/authorize';
+import { forbiddenReason, isPrivileged, RbacPolicy, type Decision, type RbacKind, type UserInfo } from '../core/rbac/authorize';
 import type { PolicyRule, RequestAttributes } from '../core/rbac/rules';
 import { parseRoleRef } from '../core/rbac/stored';
 import type { EscalationGrant } from '../core/rbac/escalation';
@@ -19,9 +19,17 @@ export interface AuthorizerEnv {
 }
 
 export type Admission =
-  | { allowed: true }
+  | { allowed: true; reason: string } // reason: why (RBAC's "allowed by ..."), for the audit log
   | { allowed: false; throttled: true; retryAfterSeconds: number }
-  | { allowed: false; throttled: false; reason: string }; // reason: the full kube 403 reason text
+  | { allowed: false; throttled: false; reason: string; decisionReason: string; impersonation?: number };
+// reason: the full kube 403 reason text; decisionReason: the authorizer's own reason (the audit log's); impersonation:
+// the index of the impersonation request that was refused, when that is what was refused.
+
+/** Who asks to act as the user `admit` decides for, and the `impersonate` checks that must all pass first. */
+export interface Impersonation {
+  requester: UserInfo;
+  checks: RequestAttributes[];
+}
 
 export interface AuthorizerStats {
   malformedObjects: number;
@@ -49,16 +57,32 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
   private readonly buckets = new TokenBuckets();
 
   /**
-   * Rate limit, then RBAC: one call per request. system:masters is allowed before either, as kube's
-   * privileged-group authorizer comes before RBAC and flow control exempts it (the front door does not
-   * even call here for it; this is for other callers).
+   * Impersonation, rate limit, then RBAC: one call per request. With `impersonation`, each `impersonate` check is
+   * decided for the requester first (kube's impersonation filter runs before flow control and authorization); a
+   * refusal is charged to the requester's bucket, so only a requester allowed to act as `user` spends `user`'s.
+   * system:masters is allowed before the rate limit and RBAC, as kube's privileged-group authorizer comes before
+   * RBAC and flow control exempts it (the front door does not even call here for it; this is for other callers).
    */
-  async admit(name: string, user: UserInfo, attrs: RequestAttributes): Promise<Admission> {
-    if (isPrivileged(user)) return { allowed: true };
-    const wait = this.buckets.take(user.username, Date.now(), this.settings.rateLimitQps, this.settings.rateLimitBurst);
+  async admit(name: string, user: UserInfo, attrs: RequestAttributes, impersonation?: Impersonation): Promise<Admission> {
+    const qps = this.settings.rateLimitQps;
+    const burst = this.settings.rateLimitBurst;
+    if (impersonation && !isPrivileged(impersonation.requester)) {
+      const { requester, checks } = impersonation;
+      for (let i = 0; i < checks.length; i++) {
+        const decision = await this.decide(name, requester, checks[i]);
+        if (decision.allowed) continue;
+        const wait = this.buckets.take(requester.username, Date.now(), qps, burst);
+        if (wait > 0) return { allowed: false, throttled: true, retryAfterSeconds: Math.ceil(wait / 1000) };
+        return { allowed: false, throttled: false, reason: forbiddenReason(requester, checks[i], decision.reason), decisionReason: decision.reason, impersonation: i };
+      }
+    }
+    if (isPrivileged(user)) return { allowed: true, reason: '' };
+    const wait = this.buckets.take(user.username, Date.now(), qps, burst);
     if (wait > 0) return { allowed: false, throttled: true, retryAfterSeconds: Math.ceil(wait / 1000) };
     const decision = await this.decide(name, user, attrs);
-    return decision.allowed ? { allowed: true } : { allowed: false, throttled: false, reason: forbiddenReason(user, attrs, decision.reason) };
+    return decision.allowed
+      ? { allowed: true, reason: decision.allowedBy ?? '' }
+      : { allowed: false, throttled: false, reason: forbiddenReason(user, attrs, decision.reason), decisionReason: decision.reason };
   }
 
   /** The decision alone, for SelfSubjectAccessReview. */
@@ -72,14 +96,14 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
     }
   }
 
-  private async decide(name: string, user: UserInfo, attrs: RequestAttributes): Promise<{ allowed: boolean; reason: string }> {
+  private async decide(name: string, user: UserInfo, attrs: RequestAttributes): Promise<Decision> {
     await this.ensureLoaded(name);
     const generation = this.policy.generation;
     const cached = this.decisions.get(generation, user, attrs);
-    if (cached !== undefined) return { allowed: cached, reason: '' };
+    if (cached !== undefined) return cached === false ? { allowed: false, reason: '' } : { allowed: true, reason: '', allowedBy: cached };
     const decision = this.policy.decide(user, attrs);
     // A denial with a reason (bindings to missing roles) is not cached: it is rare and its text varies.
-    if (!decision.reason) this.decisions.set(generation, user, attrs, decision.allowed);
+    if (!decision.reason) this.decisions.set(generation, user, attrs, decision.allowed ? decision.allowedBy ?? '' : false);
     return decision;
   }
 

@@ -7,6 +7,8 @@ import type { AppEnv } from './env';
 import { requireConfiguration } from './settings';
 import { authenticate } from './auth';
 import { authorize } from './authz';
+import { audit, auditInit } from './audit';
+import { auditLog } from './audit-log';
 import { discovery } from './routes/discovery';
 import { health } from './routes/health';
 import { metrics } from './routes/metrics';
@@ -43,13 +45,18 @@ app.use('*', ensureControllers); // wakes the controller manager singleton once 
 // The console's assets are public (the API calls they make are not).
 app.route('/', ui);
 
+// kube's handler chain, outermost first: audit init (Audit-Id), authentication (failures audited), audit (the
+// policy judged on the authenticated user), then impersonation, flow control and authorization (worker/authz.ts).
+app.use('*', auditInit);
 app.use('*', authenticate);
+app.use('*', audit);
 app.use('*', customTypes); // CRD-defined types, before a request is parsed against the registry
 app.use('*', authorize);
 
 app.route('/', health);
 app.route('/', discovery);
 app.route('/', metrics);
+app.route('/', auditLog);
 app.route('/', testHooks);
 app.route('/', consoleApi);
 app.route('/', proxyRules);

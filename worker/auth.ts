@@ -3,7 +3,8 @@
 // audience. A request without a token is anonymous where allowed (ANONYMOUS_AUTH, or the health and version
 // paths); a request with a token that does not authenticate is 401 even there, as kube-apiserver's
 // union.NewFailOnError(authenticators, anonymous) does. Any failure while authenticating is a 401 (fail
-// closed). Tokens and Authorization headers are never logged.
+// closed). Tokens and Authorization headers are never logged. Impersonation headers are read after this, by
+// authorization (worker/authz.ts), which checks them against the user authenticated here.
 
 import type { MiddlewareHandler } from 'hono';
 import { base64url } from 'jose';
@@ -15,6 +16,7 @@ import type { AppEnv, Bindings } from './env';
 import { ANONYMOUS_PATHS, authSettings, signingKey, type AuthSettings } from './settings';
 import { stillBound } from './service-account-bindings';
 import { INTERNAL_TOKEN_PREFIX, verifyInternalToken } from '../core/auth/internal-identity';
+import { auditFailedAuthentication } from './audit';
 
 // Browsers cannot set headers on a WebSocket, so the token may come as a subprotocol instead
 // (apiserver pkg/authentication/request/websocket/protocol.go).
@@ -35,7 +37,10 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     console.error(`authentication failed closed: ${e instanceof Error ? e.name : typeof e}`);
     user = undefined;
   }
-  if (!user) return statusResponse(unauthorized());
+  if (!user) {
+    auditFailedAuthentication(c); // kube's WithFailedAuthenticationAudit
+    return statusResponse(unauthorized());
+  }
   c.set('user', user);
   await next();
 };

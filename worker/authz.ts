@@ -1,5 +1,6 @@
-// Front door: authorization and rate limiting, before anything reaches a store. Every request, watches
-// included, is decided by the user's authorizer shard in one call; denials are kube-apiserver's 403.
+// Front door: impersonation, rate limiting and authorization, before anything reaches a store. Every request,
+// watches included, is decided by the (effective) user's authorizer shard in one call — the `impersonate` checks of
+// an impersonating request ride in the same call — and denials are kube-apiserver's 403.
 
 import type { MiddlewareHandler } from 'hono';
 import { parseResourcePath, type ResourceRequest } from '../core/request-info';
@@ -8,33 +9,69 @@ import { forbidden, forbiddenPath, statusResponse, tooManyRequests } from '../co
 import { forbiddenReason, isPrivileged, type UserInfo } from '../core/rbac/authorize';
 import type { RequestAttributes } from '../core/rbac/rules';
 import { AUTHORIZER_PREFIX } from '../durable-objects/replication';
-import type { Admission } from '../durable-objects/authorizer';
+import type { Admission, Impersonation } from '../durable-objects/authorizer';
+import { impersonatedUser, impersonationAttributes, internalErrorText, parseImpersonation } from '../core/auth/impersonation';
+import { auditDecision, auditImpersonation } from './audit';
 import type { AppEnv, Bindings } from './env';
 import { fnv1a32 } from '../core/hash';
 import type { Settings } from '../core/settings';
 
 export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const user = c.get('user');
+  const requester = c.get('user');
   const url = new URL(c.req.url);
   const info = parseResourcePath(c.req.method, url.pathname, queryBool(url.searchParams, 'watch'));
   c.set('request', info);
+  const attrs = info ? resourceAttributes(info) : { verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: url.pathname };
+  // Impersonation (kube's WithImpersonation, before flow control and authorization): the headers name the user
+  // the rest of the request runs as; every one of them must be allowed to the requester as `impersonate`.
+  const parsed = parseImpersonation(c.req.raw.headers);
+  if (parsed.kind === 'error') {
+    return new Response(internalErrorText(`${url.pathname}${url.search}`, parsed.message), {
+      status: 500, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+    });
+  }
+  let user = requester;
+  let impersonation: Impersonation | undefined;
+  if (parsed.kind === 'requests') {
+    user = impersonatedUser(parsed.requests, parsed.groupsSpecified);
+    // kube's privileged-group authorizer allows system:masters to impersonate anyone without asking RBAC.
+    if (!isPrivileged(requester)) impersonation = { requester, checks: parsed.requests.map(impersonationAttributes) };
+  }
+  const proceed = (reason: string) => {
+    if (parsed.kind === 'requests') {
+      c.set('user', user);
+      c.set('impersonator', requester);
+      auditImpersonation(c, user);
+    }
+    auditDecision(c, true, reason);
+    return next();
+  };
   // kube's privileged-group authorizer: system:masters is allowed before RBAC (and flow control) is
   // consulted, so no RBAC state — every binding deleted, a bad object stored — can lock it out.
-  if (isPrivileged(user)) return next();
-  const attrs = info ? resourceAttributes(info) : { verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: url.pathname };
+  if (isPrivileged(user) && !impersonation) return proceed('');
   let decision: Admission;
   try {
     const shard = authorizerFor(c.env, c.get('settings'), user);
-    decision = await shard.stub.admit(shard.name, user, attrs);
+    decision = await shard.stub.admit(shard.name, user, attrs, impersonation);
   } catch (e) {
     // Fail closed: an authorizer that cannot answer denies. Logged without the request's credentials.
     console.error('authorization failed', user.username, attrs.verb, attrs.resource || attrs.path, (e as Error)?.message);
-    decision = { allowed: false, throttled: false, reason: forbiddenReason(user, attrs) };
+    decision = impersonation
+      ? { allowed: false, throttled: false, reason: forbiddenReason(requester, impersonation.checks[0]), decisionReason: '', impersonation: 0 }
+      : { allowed: false, throttled: false, reason: forbiddenReason(user, attrs), decisionReason: '' };
   }
-  if (decision.allowed) return next();
+  if (decision.allowed) return proceed(decision.reason);
   if (decision.throttled) {
     return statusResponse(tooManyRequests('Too many requests, please try again later.', decision.retryAfterSeconds));
   }
+  if (decision.impersonation !== undefined && impersonation) {
+    // responsewriters.Forbidden on the impersonation attributes: `users "jane" is forbidden: User "alice" cannot
+    // impersonate resource "users" in API group "" at the cluster scope`.
+    const refused = impersonation.checks[decision.impersonation];
+    return statusResponse(forbidden({ group: refused.apiGroup, resource: refused.resource }, refused.name, decision.reason));
+  }
+  if (parsed.kind === 'requests') auditImpersonation(c, user);
+  auditDecision(c, false, decision.decisionReason);
   if (!info) return statusResponse(forbiddenPath(decision.reason));
   return statusResponse(forbidden({ group: info.group, resource: info.resource }, info.name, decision.reason));
 };

@@ -1,7 +1,8 @@
 // Core: ClusterRole aggregation — the rules kube's ClusterRole aggregation controller stores in a role with an
 // aggregationRule (pkg/controller/clusterroleaggregation): the rules of every other ClusterRole its selectors match,
-// taken in name order, each rule once. Until that controller runs here, the bootstrap policy stores admin, edit and
-// view as it leaves them after aggregating kube's own roles (core/bootstrap.ts).
+// selector by selector and in name order, each rule once. The controller (controllers/clusterrole-aggregation.ts)
+// keeps them so; the bootstrap policy stores admin, edit and view as it leaves them after aggregating kube's own
+// roles (core/bootstrap.ts), so a start finds nothing to write.
 
 import { matchesLabels, selectorFromLabelSelector, type LabelSelectorSpec } from '../selectors/label-selector';
 import type { PolicyRule } from './rules';
@@ -18,25 +19,32 @@ function ruleKey(r: PolicyRule): string {
 }
 
 /**
- * The rules `role` aggregates from `roles` (syncClusterRole): the matching roles sorted by name, itself excluded,
- * every rule not already taken. Linear in the rules of the matching roles.
+ * The rules `role` aggregates from `roles` (syncClusterRole): for each selector in turn, the roles it matches sorted
+ * by name, the role itself skipped, every rule not already taken (selectors ORed, the first occurrence of a rule
+ * kept). O(selectors × roles log roles + rules), with a Set of rule keys where kube rescans the list per rule.
  */
 export function aggregatedRules(role: AggregatableRole, roles: readonly AggregatableRole[]): PolicyRule[] {
-  const selectors = (role.aggregationRule?.clusterRoleSelectors ?? []).map(selectorFromLabelSelector);
-  const matching = roles
-    .filter((r) => r.metadata.name !== role.metadata.name && selectors.some((s) => matchesLabels(s, r.metadata.labels)))
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
   const seen = new Set<string>();
   const out: PolicyRule[] = [];
-  for (const r of matching) {
-    for (const rule of r.rules ?? []) {
-      const key = ruleKey(rule);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push(rule);
+  for (const spec of role.aggregationRule?.clusterRoleSelectors ?? []) {
+    const selector = selectorFromLabelSelector(spec);
+    const matching = roles.filter((r) => r.metadata.name !== role.metadata.name && matchesLabels(selector, r.metadata.labels))
+      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+    for (const r of matching) {
+      for (const rule of r.rules ?? []) {
+        const key = ruleKey(rule);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push(rule);
+      }
     }
   }
   return out;
+}
+
+/** equality.Semantic.DeepEqual of two rule lists (a missing list equal to an empty one). */
+export function sameRules(a: readonly PolicyRule[], b: readonly PolicyRule[]): boolean {
+  return a.length === b.length && a.every((r, i) => ruleKey(r) === ruleKey(b[i]));
 }
 
 /**
@@ -51,7 +59,7 @@ export function aggregateAll<T extends AggregatableRole>(roles: readonly T[]): T
     current = current.map((r) => {
       if (!r.aggregationRule) return r;
       const rules = aggregatedRules(r, current);
-      if (JSON.stringify(rules.map(ruleKey)) === JSON.stringify((r.rules ?? []).map(ruleKey))) return r;
+      if (sameRules(rules, r.rules ?? [])) return r;
       changed = true;
       return { ...r, rules };
     });

@@ -6,6 +6,7 @@
 
 import { ruleAllows, type PolicyRule, type RequestAttributes } from './rules';
 import { parseBinding, parseRole, type RoleRef, type StoredBinding, type StoredRole, type Subject } from './stored';
+import { goQuote } from '../validation/names';
 
 export type { RoleRef, Subject } from './stored';
 
@@ -13,6 +14,7 @@ export interface UserInfo {
   username: string;
   uid: string;
   groups: string[];
+  extra?: Record<string, string[]>; // user.Info's Extra (impersonated extras); RBAC never reads it
 }
 
 export type RbacKind = 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding';
@@ -49,6 +51,7 @@ export function referenceError(r: Exclude<RoleReference, { rules: PolicyRule[] }
 export interface Decision {
   allowed: boolean;
   reason: string; // kube's "RBAC: <errors>" suffix of a denial, or ''
+  allowedBy?: string; // an allowed request: the binding that allowed it, as rbac.go's reason words it (audit logs record it)
 }
 
 /** The RBAC objects in force, kept by whoever follows the four RBAC stores. */
@@ -91,13 +94,12 @@ export class RbacPolicy {
   }
 
   /** Visits the rule lists of every binding that applies, cluster bindings first (kube's VisitRulesFor). */
-  private visit(user: UserInfo, namespace: string, visit: (rules: PolicyRule[] | undefined, error?: string) => boolean): void {
-    for (const ref of this.refsFor(user, namespace)) if (!this.visitRef(ref.roleRef, ref.namespace, visit)) return;
-  }
-
-  private visitRef(ref: RoleRef, namespace: string, visit: (rules: PolicyRule[] | undefined, error?: string) => boolean): boolean {
-    const resolved = this.roleReference(ref, namespace);
-    return 'rules' in resolved ? visit(resolved.rules) : visit(undefined, referenceError(resolved, 'lister'));
+  private visit(user: UserInfo, namespace: string, visit: (rules: PolicyRule[] | undefined, error: string | undefined, source: BindingSource) => boolean): void {
+    for (const ref of this.refsFor(user, namespace)) {
+      const resolved = this.roleReference(ref.roleRef, ref.namespace);
+      const goOn = 'rules' in resolved ? visit(resolved.rules, undefined, ref) : visit(undefined, referenceError(resolved, 'lister'), ref);
+      if (!goOn) return;
+    }
   }
 
   /**
@@ -114,10 +116,16 @@ export class RbacPolicy {
     return out;
   }
 
-  private *refsFor(user: UserInfo, namespace: string): Generator<{ roleRef: RoleRef; namespace: string }> {
-    for (const b of this.clusterBindings.values()) if (appliesTo(b.subjects, user, '')) yield { roleRef: b.roleRef, namespace: '' };
+  private *refsFor(user: UserInfo, namespace: string): Generator<BindingSource> {
+    for (const [name, b] of this.clusterBindings) {
+      const subject = appliesTo(b.subjects, user, '');
+      if (subject) yield { roleRef: b.roleRef, namespace: '', binding: name, subject };
+    }
     if (!namespace) return;
-    for (const b of this.bindings.get(namespace)?.values() ?? []) if (appliesTo(b.subjects, user, namespace)) yield { roleRef: b.roleRef, namespace };
+    for (const [name, b] of this.bindings.get(namespace) ?? []) {
+      const subject = appliesTo(b.subjects, user, namespace);
+      if (subject) yield { roleRef: b.roleRef, namespace, binding: name, subject };
+    }
   }
 
   rulesFor(user: UserInfo, namespace: string): PolicyRule[] {
@@ -126,14 +134,15 @@ export class RbacPolicy {
 
   /** rbac.go Authorize: stops at the first rule that allows; on denial, the errors met are the reason. */
   decide(user: UserInfo, a: RequestAttributes): Decision {
-    let allowed = false;
+    let allowed: BindingSource | undefined;
     const errors: string[] = [];
-    this.visit(user, a.resourceRequest ? a.namespace : '', (rules, error) => {
+    this.visit(user, a.resourceRequest ? a.namespace : '', (rules, error, source) => {
       if (error) errors.push(error);
-      allowed = !!rules?.some((r) => ruleAllows(r, a));
+      if (rules?.some((r) => ruleAllows(r, a))) allowed = source;
       return !allowed;
     });
-    return { allowed, reason: allowed || errors.length === 0 ? '' : `RBAC: ${aggregate(errors)}` };
+    if (allowed) return { allowed: true, reason: '', allowedBy: `RBAC: allowed by ${describeSource(allowed)}` };
+    return { allowed: false, reason: errors.length === 0 ? '' : `RBAC: ${aggregate(errors)}` };
   }
 
   allows(user: UserInfo, a: RequestAttributes): boolean {
@@ -153,16 +162,34 @@ export class RbacPolicy {
   }
 }
 
+/** A binding that applies to a user: its role, where it applies, its name and the first subject that matched. */
+interface BindingSource {
+  roleRef: RoleRef;
+  namespace: string; // '' for a ClusterRoleBinding
+  binding: string;
+  subject: Subject;
+}
+
 // rbac/validation/rule.go appliesToUser: unknown subject kinds never apply; a ServiceAccount subject
 // without a namespace means the binding's own (RoleBinding) namespace, and none for a cluster binding.
-function appliesTo(subjects: Subject[], user: UserInfo, bindingNamespace: string): boolean {
-  return subjects.some((s) => {
+// Returns the first subject that applies (appliesTo's index), for the allowed-by reason.
+function appliesTo(subjects: Subject[], user: UserInfo, bindingNamespace: string): Subject | undefined {
+  return subjects.find((s) => {
     if (s.kind === 'User') return s.name === user.username;
     if (s.kind === 'Group') return user.groups.includes(s.name);
     if (s.kind !== 'ServiceAccount') return false;
     const ns = s.namespace || bindingNamespace;
     return !!ns && user.username === `system:serviceaccount:${ns}:${s.name}`;
   });
+}
+
+// rule.go clusterRoleBindingDescriber / roleBindingDescriber and describeSubject.
+function describeSource(s: BindingSource): string {
+  const subject = s.subject.kind === 'ServiceAccount'
+    ? `${s.subject.kind} ${goQuote(`${s.subject.name}/${s.subject.namespace || s.namespace}`)}`
+    : `${s.subject.kind} ${goQuote(s.subject.name)}`;
+  const binding = s.namespace ? `RoleBinding ${goQuote(`${s.binding}/${s.namespace}`)}` : `ClusterRoleBinding ${goQuote(s.binding)}`;
+  return `${binding} of ${s.roleRef.kind} ${goQuote(s.roleRef.name)} to ${subject}`;
 }
 
 // apimachinery util/errors Aggregate.Error(): one error as is, several deduplicated in brackets.

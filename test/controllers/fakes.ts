@@ -4,7 +4,7 @@ import type { KubeObject } from '../../client/types';
 import { ApiError } from '../../client/types';
 import { objectKey } from '../../client/cache';
 import type { Clock } from '../../controllers/clock';
-import type { Api, DeleteOptions, ResourceRef } from '../../controllers/api-client';
+import type { Api, DeleteOptions, PatchOptions, PatchType, ResourceRef } from '../../controllers/api-client';
 import { IndexedCache, type Handlers, type SharedInformer } from '../../controllers/informers';
 import type { EventRecorder } from '../../controllers/events';
 
@@ -65,6 +65,7 @@ export interface Call {
   body?: unknown;
   subresource?: string;
   options?: DeleteOptions;
+  patchOptions?: PatchOptions; // a patch's fieldManager and force, when given
 }
 
 let uidCounter = 0;
@@ -116,8 +117,8 @@ export class FakeApi implements Api {
     return structuredClone(next);
   }
 
-  async patch(r: ResourceRef, ns: string, name: string, _t: 'merge' | 'strategic', body: unknown, subresource: '' | 'status' = ''): Promise<KubeObject> {
-    this.calls.push({ verb: 'patch', resource: r.resource, namespace: ns, name, body, subresource });
+  async patch(r: ResourceRef, ns: string, name: string, _t: PatchType, body: unknown, subresource: '' | 'status' = '', patchOptions?: PatchOptions): Promise<KubeObject> {
+    this.calls.push({ verb: 'patch', resource: r.resource, namespace: ns, name, body, subresource, ...(patchOptions ? { patchOptions } : {}) });
     const o = this.objects.get(this.key(r, ns, name));
     if (!o) throw new ApiError(404, { kind: 'Status', code: 404, reason: 'NotFound' });
     return structuredClone(o);

@@ -38,7 +38,12 @@ export async function review(c: Ctx, type: ResourceType, body: string, fieldVali
   const base = { kind: type.kind, apiVersion: `${type.group}/${type.version}`, metadata: { creationTimestamp: null } };
   const shard = authorizerFor(c.env, c.get('settings'), user);
   if (type.kind === 'SelfSubjectReview') {
-    return c.json({ ...base, status: { userInfo: { username: user.username, uid: user.uid, groups: user.groups } } }, 201);
+    // authentication/v1 UserInfo: uid, groups and extra are omitempty (an impersonated user may have none).
+    const userInfo: Record<string, unknown> = { username: user.username };
+    if (user.uid) userInfo.uid = user.uid;
+    if (user.groups.length) userInfo.groups = user.groups;
+    if (user.extra && Object.keys(user.extra).length) userInfo.extra = user.extra;
+    return c.json({ ...base, status: { userInfo } }, 201);
   }
   if (type.kind === 'SelfSubjectAccessReview') {
     const attrs = accessAttributes(spec);

@@ -11,6 +11,7 @@ import { WATCH_HEADERS } from '../../core/watch/headers';
 import { needsConversion } from '../../core/crd/versions';
 import { API_VERSION_HEADER } from '../../durable-objects/version-sink';
 import type { AppEnv } from '../env';
+import { isPrivileged } from '../../core/rbac/authorize';
 import { storeFor } from '../stores';
 import { negotiateWatch } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
@@ -35,9 +36,11 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   const protocol = echoedProtocol(c.req.header('sec-websocket-protocol'));
   if (protocol) headers.set(WATCH_HEADERS.protocol, protocol);
   // The watch quota (core/watch/quota.ts) counts tenants only: system components are never refused for
-  // others' watches.
+  // others' watches. An impersonated identity is a tenant whatever its name (worker/authz.ts): only the gateway's
+  // own credentials make a component, and impersonating system:masters is holding it.
   const user = c.get('user');
-  if (!isSystemWatcher(user)) headers.set(WATCH_HEADERS.user, user.username);
+  const system = isSystemWatcher(user) && (!c.get('impersonator') || isPrivileged(user));
+  if (!system) headers.set(WATCH_HEADERS.user, user.username);
   const crdRevision = type.custom ? forwardedCrdRevision() : undefined;
   if (needsConversion(type)) headers.set(API_VERSION_HEADER, apiVersionOf(type));
   if (asVersion) headers.set(API_VERSION_HEADER, asVersion);

@@ -12,6 +12,7 @@ import { allAuthorizers } from '../authz';
 import type { AuthorizerStats } from '../../durable-objects/authorizer';
 import type { QueueStats } from '../../controllers/workqueue';
 import { CONTROLLER_MANAGER_NAME } from '../../durable-objects/controller-manager';
+import { auditBuffer } from '../audit-sink';
 
 export const metrics = new Hono<AppEnv>();
 
@@ -92,5 +93,14 @@ metrics.get('/metrics', async (c) => {
     const manager = await ns.get(ns.idFromName(CONTROLLER_MANAGER_NAME)).stats().catch(() => undefined);
     emit(QUEUE_SERIES, Object.entries(manager?.loops ?? {}).map(([name, stats]) => ({ labels: `name="${name}"`, stats })));
   }
+  // This isolate's audit log (worker/audit-sink.ts): what was written, and what was dropped rather than wait.
+  const audit = auditBuffer();
+  for (const [name, help, type, value] of [
+    ['edgeplane_audit_events_total', 'Audit events written by this isolate.', 'counter', audit.counters.events],
+    ['edgeplane_audit_events_dropped_total', 'Audit events dropped because the queue (AUDIT_QUEUE_BYTES) was full.', 'counter', audit.counters.dropped],
+    ['edgeplane_audit_events_truncated_total', 'Audit events written without their request/response objects (AUDIT_MAX_EVENT_BYTES).', 'counter', audit.counters.truncated],
+    ['edgeplane_audit_events_too_large_total', 'Audit events dropped because even truncated they exceeded AUDIT_MAX_EVENT_BYTES.', 'counter', audit.counters.tooLarge],
+    ['edgeplane_audit_buffer_bytes', 'Bytes of audit events kept for GET /_edgeplane/audit.', 'gauge', audit.keptBytes],
+  ] as const) lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
   return c.text(`${lines.join('\n')}\n`, 200, { 'content-type': 'text/plain; version=0.0.4' });
 });

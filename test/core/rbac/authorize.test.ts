@@ -83,8 +83,19 @@ describe('RbacPolicy with malformed stored objects', () => {
     const d = p.decide(alice, get('ns-b'));
     expect(d).toEqual({ allowed: false, reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "broken" not found' });
     expect(forbiddenReason(alice, get('ns-b'), d.reason)).toBe('User "alice" cannot get resource "pods" in API group "" in the namespace "ns-b": RBAC: clusterrole.rbac.authorization.k8s.io "broken" not found');
-    // An allowed request has no reason, however many bindings dangle.
-    expect(p.decide(alice, get('ns-a'))).toEqual({ allowed: true, reason: '' });
+    // An allowed request has no denial reason, however many bindings dangle; it names what allowed it.
+    expect(p.decide(alice, get('ns-a'))).toEqual({
+      allowed: true, reason: '', allowedBy: 'RBAC: allowed by RoleBinding "devs-read/ns-a" of ClusterRole "reader" to Group "devs"',
+    });
+  });
+
+  it('names the binding, role and first matching subject that allowed a request, as rbac.go does', () => {
+    const p = policy();
+    p.set('ClusterRoleBinding', { roleRef: { kind: 'ClusterRole', name: 'reader' }, subjects: [{ kind: 'User', name: 'carol' }, { kind: 'ServiceAccount', name: 'robot', namespace: 'ns-a' }] }, { name: 'robots-read' });
+    expect(p.decide(robot, get('ns-b')).allowedBy).toBe('RBAC: allowed by ClusterRoleBinding "robots-read" of ClusterRole "reader" to ServiceAccount "robot/ns-a"');
+    // A namespace-less ServiceAccount subject in a RoleBinding is the binding's namespace's.
+    expect(p.decide(robot, get('ns-a', 'configmaps')).allowedBy).toBe('RBAC: allowed by RoleBinding "robot-cm/ns-a" of Role "cm" to ServiceAccount "robot/ns-a"');
+    expect(p.decide(alice, get('ns-b')).allowedBy).toBeUndefined();
   });
 
   it('never applies unknown subject kinds, nor a namespace-less ServiceAccount in a cluster binding', () => {
