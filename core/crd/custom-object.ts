@@ -223,7 +223,8 @@ class Validator {
         const oldItem = oldByKey ? oldByKey.get(mapKey(item, n.listMapKeys ?? [])) : undefined;
         const same = n.items ? this.node(n.items, item, oldItem, path) : false;
         path.pop();
-        if (!same || !o || !sameValue(o[i], item)) equal = false;
+        // A list equal to the old one as a whole is unchanged, whether or not its items correlate.
+        if (!o || !(same || sameValue(o[i], item))) equal = false;
       });
     } else {
       if (!sameValue(old, v)) equal = false;
