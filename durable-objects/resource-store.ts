@@ -79,7 +79,8 @@ const LOG_BATCH_LIMIT = 1000;
 /** One change committed to SQLite, on its way to the watch cache and the replicas. */
 interface Committed {
   row: ChangeRow;
-  object: KubeObject;
+  object: KubeObject; // as served: with a custom type's schema defaults (watch-cache.ts serve)
+  served: string;
   prev: StateEntry | undefined;
 }
 
@@ -312,13 +313,17 @@ export class ResourceStore extends DurableObject<StoreEnv> {
           if (kind === 'ADDED' && namespaceRevision !== undefined && namespace && this.fence.blocks(namespace, namespaceRevision)) {
             throw new StatusError(namespaceTerminating(type, object.metadata.name ?? '', namespace));
           }
-          if (dryRun) return object;
+          if (dryRun) {
+            this.cache.serve(object, '');
+            return object;
+          }
           next += 1;
           object.metadata.resourceVersion = formatRevision(next);
           const prev = state.get(key);
           const row: ChangeRow = { revision: next, type: kind, key, value: JSON.stringify(object), prev_value: prev?.json ?? null };
           this.log.append(row, now);
-          changes.push({ row, object, prev });
+          // The answer and every reader get the object as read back from storage (schema defaults applied).
+          changes.push({ row, object, served: this.cache.serve(object, row.value), prev });
           return object;
         },
         serviceAllocations: this.serviceAllocations,
@@ -344,7 +349,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
     for (const c of changes) {
       this.serviceAllocations?.track(c.row.key, c.row.type === 'DELETED' ? undefined : c.object);
       try {
-        this.cache.apply(this.cache.event(c.row, now, c.object, c.prev));
+        this.cache.apply(this.cache.event(c.row, now, c.object, c.prev, c.served));
       } catch (e) {
         console.error(`applying revision ${c.row.revision} to the watch cache failed`, e);
       }
@@ -377,7 +382,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
         this.log.append(row, now);
         this.log.setMeta('revision', revision);
       });
-      this.publish([{ row, object, prev }], now);
+      this.publish([{ row, object, served: this.cache.serve(object, row.value), prev }], now);
       return { code: prev ? 200 : 201, body: row.value, revision };
     });
   }

@@ -20,6 +20,7 @@ import { WatchQuota, type QuotaHolder } from '../core/watch/quota';
 import type { Settings } from '../core/settings';
 import { WATCH_HEADERS } from '../core/watch/headers';
 import { API_VERSION_HEADER, convertingSink } from './version-sink';
+import { readDefaulter, type ReadDefaulter } from '../core/crd/read-defaults';
 
 /** Tunables from wrangler.toml [vars], shared by the store and its replicas. */
 /** One change as stored in the log and pushed to replicas: the stored JSON, before and after. */
@@ -82,6 +83,8 @@ export class WatchCache {
   private readonly goneEarly = new WeakSet<WebSocket>(); // closed by the client before its replay ended
   private socketStalls = 0;
   private readonly budget: SocketBudget;
+  /** A custom type's schema defaults, applied where an entry's served JSON is made (core/crd/read-defaults.ts). */
+  private defaults: ReadDefaulter | undefined;
   /** For lists and watch frames: an object whose Table row fell back to null cells. */
   readonly onRenderError = (object: object, error: unknown): void => {
     this.tableFallbacks++;
@@ -90,6 +93,7 @@ export class WatchCache {
 
   constructor(private readonly o: WatchCacheOptions) {
     this.revision = o.revision;
+    this.defaults = readDefaulter(o.type);
     const s = o.settings;
     this.quota = new WatchQuota({ tenants: s.maxWatchers, perUser: s.maxWatchesPerUser, perNamespace: s.maxWatchesPerNamespace });
     o.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(SOCKET_PING, SOCKET_PONG));
@@ -131,25 +135,53 @@ export class WatchCache {
     });
   }
 
-  /** A custom type's new definition (its CRD changed): columns and selectable fields from now on. */
+  /**
+   * A custom type's new definition (its CRD changed): columns and selectable fields from now on, and its
+   * defaults on the objects held (kube defaults on every read with the current schema). Defaults a previous
+   * schema added stay until the object is next written.
+   */
   retype(type: ResourceType): void {
     this.o.type = type;
+    const defaults = readDefaulter(type);
+    const changed = defaults !== this.defaults;
+    this.defaults = defaults;
+    if (!changed || !defaults) return;
+    for (const e of [...this.state.range('')]) {
+      const obj = JSON.parse(e.json) as KubeObject;
+      if (defaults(obj)) this.state.set({ ...e, json: JSON.stringify(obj) });
+    }
   }
 
-  entry(key: string, revision: number, json: string, parsed?: KubeObject): StateEntry {
+  /**
+   * The object as readers get it, from its stored form: a custom type's schema defaults filled in `obj`
+   * (in place). Returns the served JSON: `json` itself when nothing was added.
+   */
+  serve(obj: KubeObject, json: string): string {
+    return this.defaults?.(obj) ? JSON.stringify(obj) : json;
+  }
+
+  /**
+   * The state entry of a stored revision: `json` is the stored text (or, with `served`, the served one,
+   * `parsed` already defaulted). Serialized here once, for every reader and watcher.
+   */
+  entry(key: string, revision: number, json: string, parsed?: KubeObject, served = false): StateEntry {
     const obj = parsed ?? (JSON.parse(json) as KubeObject);
+    const text = served ? json : this.serve(obj, json);
     const labels = obj.metadata?.labels;
     // An object stored with odd metadata still becomes an entry: nothing after a commit may throw.
-    return { key, revision, json, labels: labels && typeof labels === 'object' ? labels : {}, fields: objectFields(this.o.type, obj) };
+    return { key, revision, json: text, labels: labels && typeof labels === 'object' ? labels : {}, fields: objectFields(this.o.type, obj) };
   }
 
-  /** A logged change as a watch event; `prev` comes from the row, so selector transitions work anywhere. */
-  event(row: ChangeRow, at: number, parsed?: KubeObject, prev?: StateEntry): WatchEvent {
+  /**
+   * A logged change as a watch event; `prev` comes from the row, so selector transitions work anywhere.
+   * `servedJson` is the served text of `parsed` when the writer has made it already.
+   */
+  event(row: ChangeRow, at: number, parsed?: KubeObject, prev?: StateEntry, servedJson?: string): WatchEvent {
     const obj = parsed ?? (JSON.parse(row.value) as KubeObject);
     return {
       revision: row.revision, type: row.type, key: row.key, at,
       namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '',
-      object: this.entry(row.key, row.revision, row.value, obj),
+      object: this.entry(row.key, row.revision, servedJson ?? row.value, obj, servedJson !== undefined),
       prev: prev ?? (row.prev_value === null ? undefined : this.entry(row.key, 0, row.prev_value)),
     };
   }

@@ -87,21 +87,30 @@ function pruneNode(n: SchemaNode, v: unknown, path: Path, unknown: string[], isR
   }
 }
 
-/** Fills absent properties that have a schema default, top-down (a default is itself defaulted below). */
-export function defaultCustomObject(n: SchemaNode, v: unknown): void {
+/**
+ * Fills absent properties that have a schema default, top-down (a default is itself defaulted below).
+ * Returns whether anything was added.
+ */
+export function defaultCustomObject(n: SchemaNode, v: unknown): boolean {
+  let changed = false;
   if (isObject(v)) {
     if (n.properties) {
-      for (const [key, child] of Object.entries(n.properties)) {
-        if (!(key in v) && child.default !== undefined) v[key] = structuredClone(child.default);
+      for (const key in n.properties) {
+        const child = n.properties[key];
+        if (child.default !== undefined && !Object.hasOwn(v, key)) {
+          v[key] = structuredClone(child.default);
+          changed = true;
+        }
       }
     }
     for (const key of Object.keys(v)) {
       const child = n.properties?.[key] ?? n.additionalProperties;
-      if (child) defaultCustomObject(child, v[key]);
+      if (child && defaultCustomObject(child, v[key])) changed = true;
     }
   } else if (Array.isArray(v) && n.items) {
-    for (const item of v) defaultCustomObject(n.items, item);
+    for (const item of v) if (defaultCustomObject(n.items, item)) changed = true;
   }
+  return changed;
 }
 
 /**
