@@ -132,6 +132,20 @@ function applicable(n: SchemaNode, v: unknown): number {
   return count;
 }
 
+/**
+ * A /status write: only `status` is validated, against its own schema, as apiextensions does
+ * (validator.go ValidateStatusUpdate: a status schema validator rooted at "", errors under field path
+ * `status`): messages name paths within status (`addresses[0].value in body …`), causes the full path.
+ */
+export function validateCustomObjectStatus(root: SchemaNode, obj: Record<string, unknown>, old?: Record<string, unknown>, budget = new RegexBudget()): StatusCause[] {
+  const schema = root.properties?.status;
+  if (!schema || !Object.hasOwn(obj, 'status')) return [];
+  const v = new Validator(budget);
+  v.node(schema, obj.status, old?.status, []);
+  for (const e of v.errors) e.field = e.field === '<nil>' || !e.field ? 'status' : `status.${e.field}`;
+  return v.errors;
+}
+
 const TYPE_OF = (x: unknown): string => {
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'array';
