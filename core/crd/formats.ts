@@ -103,7 +103,9 @@ export function isDuration(s: string): boolean {
     const l = j;
     while (j < s.length && isLetter(s[j])) j++;
     if (j === l) continue; // no unit: no match starts anywhere in this run of digits
-    if (BigInt(digits) > 9223372036854775807n) return false;
+    // strconv.Atoi: leading zeros are fine, more than int64 is an error (no BigInt work on a long run).
+    const significant = digits.replace(/^0+/, '');
+    if (significant.length > 19 || (significant.length === 19 && BigInt(significant) > 9223372036854775807n)) return false;
     const unit = s.slice(l, j).toLowerCase();
     for (const variants of SCALA_UNITS) {
       const last = variants.length - 1;

@@ -214,7 +214,8 @@ function parseSemver(s: string): SemverValue {
     if (!/^[0-9]*$/.test(text)) throw new KubeCelError(`Invalid character(s) found in ${what} number ${JSON.stringify(text)}`);
     if (text.length > 1 && text[0] === '0') throw new KubeCelError(`${what[0].toUpperCase()}${what.slice(1)} number must not contain leading zeroes ${JSON.stringify(text)}`);
     if (!text) throw new KubeCelError('strconv.ParseUint: parsing "": invalid syntax');
-    const v = BigInt(text);
+    // More than 20 digits is past uint64 before any BigInt work on a long string.
+    const v = text.length > 20 ? 1n << 64n : BigInt(text);
     if (v > 18446744073709551615n) throw new KubeCelError(`strconv.ParseUint: parsing ${JSON.stringify(text)}: value out of range`);
     return v;
   };
@@ -237,6 +238,7 @@ function parseSemver(s: string): SemverValue {
     if (!p) throw new KubeCelError('Prerelease is empty');
     if (/^[0-9]+$/.test(p)) {
       if (p.length > 1 && p[0] === '0') throw new KubeCelError(`Numeric PreRelease version must not contain leading zeroes ${JSON.stringify(p)}`);
+      if (p.length > 20 || BigInt(p) > 18446744073709551615n) throw new KubeCelError(`strconv.ParseUint: parsing ${JSON.stringify(p)}: value out of range`);
       return BigInt(p);
     }
     if (!/^[0-9A-Za-z-]+$/.test(p)) throw new KubeCelError(`Invalid character(s) found in prerelease ${JSON.stringify(p)}`);
