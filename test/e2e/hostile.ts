@@ -105,6 +105,9 @@ export interface VictimReport {
  * loop. `baseline()` measures its median first; `during(attack)` probes continuously while `attack` runs and
  * reports every probe that failed or took longer than the bound.
  */
+/** The victim's pace: one round (three requests as the tenant, one /readyz) per this many milliseconds at most. */
+const PROBE_EVERY_MS = 50;
+
 export class Victim {
   private baselineMs = 0;
   private sentinelRv = '';
@@ -180,6 +183,9 @@ export class Victim {
     let peakRss = before.rssBytes;
     const prober = (async () => {
       while (!stop) {
+        // A round at most every PROBE_EVERY_MS: an ordinary client, well inside the per-user rate limit (200/s by
+        // default) however fast the gateway answers — on a quiet machine an unpaced loop reached it and got 429s.
+        const roundStart = performance.now();
         try {
           const ms = await this.probe();
           latencies.push(ms);
@@ -188,6 +194,8 @@ export class Victim {
           fail((e as Error).message);
         }
         peakRss = Math.max(peakRss, workerdStats().rssBytes);
+        const rest = PROBE_EVERY_MS - (performance.now() - roundStart);
+        if (rest > 0 && !stop) await new Promise((res) => setTimeout(res, rest));
       }
     })();
     let result: T;
