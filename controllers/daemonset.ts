@@ -2,7 +2,8 @@
 // created with a node affinity to that node for the scheduler to bind, kept on its ControllerRevision
 // (pod label controller-revision-hash), replaced by RollingUpdate within maxUnavailable/maxSurge, with
 // expectations like kube's so a sync never acts on a cache that has not seen its own creates. The
-// decisions are in daemonset-plan.ts.
+// decisions are in daemonset-plan.ts. Creates go in slow-start batches (at most MAX_BATCH at a time, as the
+// ReplicaSet controller's) and stop at the first refusal, which fails the sync: the key backs off.
 
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
@@ -15,7 +16,7 @@ import { Expectations } from './expectations';
 import type { SharedInformer } from './informers';
 import { adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, selectorMatcher } from './owner-refs';
 import { dsSpec, dsStatusOf, hashOfPod, planDaemonSet, podForNode, viewNodes, type DsStatus } from './daemonset-plan';
-import { slowStartBatches } from './replicaset';
+import { inBatches, MAX_BATCH, SLOW_START_INITIAL_BATCH, slowStartBatches } from './replicaset';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const COMPONENT = 'daemonset-controller';
@@ -99,15 +100,22 @@ export class DaemonSetController {
     const hash = hashOf(update);
     const now = this.d.clock.now();
     const { views, orphans } = viewNodes(ds, this.d.nodes.list(), pods);
+    // syncDaemonSet: a refused create or delete still lets the status be written, then fails the sync.
+    let manageError: unknown;
     if (this.expectations.satisfied(key)) {
       const plan = planDaemonSet(ds, views, orphans, hash, now);
-      await this.deletePods(key, ds, plan.delete);
-      await this.createPods(key, ds, plan.create, hash);
+      try {
+        await this.deletePods(key, ds, plan.delete);
+        await this.createPods(key, ds, plan.create, hash);
+      } catch (e) {
+        manageError = e;
+      }
     }
     const status = dsStatusOf(ds, views, hash, now);
     if (JSON.stringify(ds.status ?? {}) !== JSON.stringify(status)) {
       await this.d.api.update(RESOURCES.daemonsets, { ...ds, status: status as unknown as Record<string, unknown> }, 'status');
     }
+    if (manageError) throw manageError;
     const liveHashes = new Set(pods.map(hashOfPod));
     await truncateHistory(this.d.api, ds, revisions, new Set(revisions.filter((r) => r === update || liveHashes.has(hashOf(r))).map((r) => r.metadata.name!)));
     const minReady = dsSpec(ds).minReadySeconds ?? 0;
@@ -118,7 +126,7 @@ export class DaemonSetController {
     if (!nodes.length) return;
     this.expectations.expectCreations(key, nodes.length);
     let next = 0;
-    for (const size of slowStartBatches(nodes.length)) {
+    for (const size of slowStartBatches(nodes.length, SLOW_START_INITIAL_BATCH, MAX_BATCH)) {
       const batch = nodes.slice(next, next + size);
       next += size;
       const results = await Promise.allSettled(batch.map((n) => this.d.api.create(RESOURCES.pods, ds.metadata.namespace!, podForNode(ds, n, hash))));
@@ -141,7 +149,8 @@ export class DaemonSetController {
   private async deletePods(key: string, ds: KubeObject, victims: KubeObject[]): Promise<void> {
     if (!victims.length) return;
     this.expectations.expectDeletions(key, victims.map(objectKey));
-    await Promise.all(victims.map(async (pod) => {
+    let failed: unknown;
+    await inBatches(victims, MAX_BATCH, async (pod) => {
       try {
         await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
         this.d.recorder.event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
@@ -149,9 +158,10 @@ export class DaemonSetController {
         this.expectations.deletionObserved(key, objectKey(pod));
         if (!isNotFound(e)) {
           this.d.recorder.event(ds, 'Warning', 'FailedDelete', `Error deleting: ${(e as Error).message}`);
-          throw e;
+          failed ??= e;
         }
       }
-    }));
+    });
+    if (failed) throw failed;
   }
 }

@@ -1,7 +1,15 @@
 // Controllers: the ReplicaSet controller (kubernetes pkg/controller/replicaset/replica_set.go): keeps
 // spec.replicas active pods per ReplicaSet, claiming (adopting/releasing) pods by selector, creating in
 // slow-start batches and deleting the least valuable pods first, with expectations so it never acts on a
-// cache that has not yet seen its own writes; then writes status.
+// cache that has not yet seen its own writes; then writes status. A refused create (quota's 403, or any
+// error) stops the burst at that batch, sets ReplicaFailure and fails the sync, so the key comes back with
+// the work queue's per-key exponential backoff.
+//
+// Bounded per sync, for many tenants on one isolate: kube creates up to burstReplicas (500) per sync in
+// batches as wide as they grow; here a sync creates or deletes at most BURST_REPLICAS (100), at most
+// MAX_BATCH (16) requests at a time. A 1,500-replica ReplicaSet then holds a worker for a few round trips per
+// sync and has at most 16 requests queued ahead of anyone else's, and its next burst waits until the informer
+// has shown the last one (expectations), while other keys get the other workers.
 
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
@@ -18,8 +26,9 @@ import {
 import { compareForDeletion, isPodActive, isPodAvailable, isPodReady } from './pods';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
-export const BURST_REPLICAS = 500; // burstReplicas
+export const BURST_REPLICAS = 100; // kube's burstReplicas is 500; see the header
 export const SLOW_START_INITIAL_BATCH = 1; // SlowStartInitialBatchSize
+export const MAX_BATCH = 16; // requests a sync has in flight at once
 export const COMPONENT = 'replicaset-controller';
 
 interface RsSpec {
@@ -76,15 +85,20 @@ export function podsToDelete(pods: KubeObject[], count: number): KubeObject[] {
   return [...pods].sort(compareForDeletion).slice(0, count);
 }
 
-/** Batch sizes of slowStartBatch: 1, 2, 4, ... until `count` is reached. */
-export function slowStartBatches(count: number, initial = SLOW_START_INITIAL_BATCH): number[] {
+/** Batch sizes of slowStartBatch: 1, 2, 4, ... (at most `maxBatch`) until `count` is reached. */
+export function slowStartBatches(count: number, initial = SLOW_START_INITIAL_BATCH, maxBatch = Infinity): number[] {
   const out: number[] = [];
   let remaining = count;
-  for (let size = Math.min(remaining, initial); size > 0; size = Math.min(2 * size, remaining)) {
+  for (let size = Math.min(remaining, initial, maxBatch); size > 0; size = Math.min(2 * size, remaining, maxBatch)) {
     out.push(size);
     remaining -= size;
   }
   return out;
+}
+
+/** Runs `fn` over `items`, at most `size` at a time (each batch awaited before the next starts). */
+export async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
 }
 
 /** calculateStatus (replica_set_utils.go) over the pods this ReplicaSet owns and that are active. */
@@ -269,7 +283,7 @@ export class ReplicaSetController {
     if (diff > 0) {
       this.expectations.expectCreations(key, diff);
       let created = 0;
-      for (const size of slowStartBatches(diff)) {
+      for (const size of slowStartBatches(diff, SLOW_START_INITIAL_BATCH, MAX_BATCH)) {
         const results = await Promise.allSettled(Array.from({ length: size }, () => this.d.api.create(RESOURCES.pods, rs.metadata.namespace!, podFromTemplate(rs))));
         let failed: unknown;
         for (const r of results) {
@@ -293,7 +307,7 @@ export class ReplicaSetController {
       const victims = podsToDelete(pods, -diff);
       this.expectations.expectDeletions(key, victims.map(objectKey));
       let failure: { reason: string; message: string } | undefined;
-      await Promise.all(victims.map(async (pod) => {
+      await inBatches(victims, MAX_BATCH, async (pod) => {
         try {
           await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
           this.d.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
@@ -303,7 +317,7 @@ export class ReplicaSetController {
           this.d.recorder.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${(e as Error).message}`);
           failure ??= { reason: 'FailedDelete', message: (e as Error).message };
         }
-      }));
+      });
       return failure;
     }
     return undefined;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../client/types';
 import { RESOURCES } from '../../controllers/api-client';
-import { calculateRsStatus, podFromTemplate, podsToDelete, replicaDiff, ReplicaSetController, slowStartBatches } from '../../controllers/replicaset';
+import { BURST_REPLICAS, calculateRsStatus, MAX_BATCH, podFromTemplate, podsToDelete, replicaDiff, ReplicaSetController, slowStartBatches } from '../../controllers/replicaset';
+import { ApiError } from '../../client/types';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder, uid } from './fakes';
 
 function replicaSet(replicas: number): KubeObject {
@@ -33,14 +34,16 @@ describe('replicaset diff logic', () => {
   it('creates or deletes the difference, capped by burstReplicas', () => {
     expect(replicaDiff(1, 3)).toBe(2);
     expect(replicaDiff(5, 2)).toBe(-3);
-    expect(replicaDiff(0, 1000)).toBe(500);
-    expect(replicaDiff(1000, 0)).toBe(-500);
+    expect(replicaDiff(0, 1000)).toBe(BURST_REPLICAS);
+    expect(replicaDiff(1000, 0)).toBe(-BURST_REPLICAS);
+    expect(replicaDiff(0, 2147483647)).toBe(BURST_REPLICAS);
   });
 
   it('creates in slow-start batches 1, 2, 4, ...', () => {
     expect(slowStartBatches(3)).toEqual([1, 2]);
     expect(slowStartBatches(10)).toEqual([1, 2, 4, 3]);
     expect(slowStartBatches(0)).toEqual([]);
+    expect(slowStartBatches(40, 1, 16)).toEqual([1, 2, 4, 8, 16, 9]);
   });
 
   it('deletes unassigned, then pending, then not-ready, then newer pods first', () => {
@@ -162,6 +165,45 @@ describe('ReplicaSetController.sync', () => {
     // The adopted orphan is its one replica: nothing created, nothing deleted.
     expect(api.writes('create', 'pods')).toHaveLength(0);
     expect(api.writes('delete', 'pods')).toHaveLength(0);
+  });
+
+  it('creates a big ReplicaSet BURST_REPLICAS per sync, at most MAX_BATCH requests at a time', async () => {
+    const { api, c } = setup(1500);
+    const create = api.create.bind(api);
+    let inFlight = 0;
+    let peak = 0;
+    api.create = async (r, ns, obj) => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((res) => setTimeout(res, 0));
+      inFlight--;
+      return create(r, ns, obj);
+    };
+    await c.sync('ns/web-abc');
+    expect(api.writes('create', 'pods')).toHaveLength(BURST_REPLICAS);
+    expect(peak).toBe(MAX_BATCH);
+    await c.sync('ns/web-abc'); // the informer has not shown them: no second burst yet
+    expect(api.writes('create', 'pods')).toHaveLength(BURST_REPLICAS);
+  });
+
+  it('backs off a ReplicaSet whose creates are refused: one attempt per retry, exponentially spaced', async () => {
+    const { api, c, clock } = setup(1500);
+    const attempts: number[] = [];
+    api.create = async () => {
+      attempts.push(clock.now());
+      throw new ApiError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'pods "web-abc-x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=10, limited: pods=10' });
+    };
+    const workers = c.run(1);
+    const settle = async () => { for (let i = 0; i < 20; i++) await Promise.resolve(); };
+    await settle(); // the key was queued when the informer showed the ReplicaSet
+    for (let i = 0; i < 6; i++) {
+      clock.advance(5 * 2 ** i);
+      await settle();
+    }
+    const t0 = attempts[0]!;
+    // The work queue's per-key backoff (5 ms doubling), and slow start: each sync tries a single create.
+    expect(attempts.map((t) => t - t0)).toEqual([0, 5, 15, 35, 75, 155, 315]);
+    c.queue.shutDown();
+    await Promise.all(workers);
   });
 
   it('forgets the expectations of a deleted ReplicaSet', async () => {

@@ -149,4 +149,24 @@ describe('StatefulSetController', () => {
     expect(status).toEqual({ observedGeneration: 1, replicas: 1, currentReplicas: 1, updatedReplicas: 1, currentRevision: rev, updateRevision: rev, collisionCount: 0, availableReplicas: 0 });
     expect(api.objects.has(`${RESOURCES.pods.resource}/ns/web-0`)).toBe(true);
   });
+
+  it('Parallel: creates a bounded slow-start burst per sync; a refused create still writes status, then fails the sync', async () => {
+    const api = new FakeApi();
+    const [sets, pods, revisions] = [new FakeInformer(), new FakeInformer(), new FakeInformer()];
+    const recorder = new FakeRecorder();
+    const c = new StatefulSetController({ api, sets, pods, revisions, recorder, clock: new FakeClock() });
+    sets.add(set({ podManagementPolicy: 'Parallel', replicas: 2147483647 }));
+    const create = api.create.bind(api);
+    let n = 0;
+    api.create = async (r, ns, obj) => {
+      if (r.resource === 'pods' && ++n > 7) throw Object.assign(new Error('exceeded quota'), { code: 403 });
+      return create(r, ns, obj);
+    };
+    await expect(c.sync('ns/web')).rejects.toThrow('exceeded quota');
+    // Batches 1, 2 and 4 are created; the batch of 8 is refused and is the last tried.
+    expect(n).toBe(15);
+    expect(api.writes('create', 'pods')).toHaveLength(7);
+    expect(recorder.events.filter((e) => e.reason === 'FailedCreate')).toHaveLength(8);
+    expect((api.writes('update', 'statefulsets').at(-1)!.body as any).status).toMatchObject({ replicas: 7 });
+  });
 });
