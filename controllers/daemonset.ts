@@ -10,6 +10,7 @@ import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
 import { isNotFound, RESOURCES, type Api } from './api-client';
 import type { Clock } from './clock';
+import { controllerClient, type ClientRateLimit } from './client-throttle';
 import { CONTROLLER_REVISION_HASH, ensureUpdateRevision, hashOf, truncateHistory } from './controller-history';
 import type { EventRecorder } from './events';
 import { Expectations } from './expectations';
@@ -22,6 +23,8 @@ import { logSyncError, runWorker, WorkQueue } from './workqueue';
 export const COMPONENT = 'daemonset-controller';
 
 export interface DaemonSetDeps {
+  // client-go's client-side rate limit of this controller's requests (default kube-controller-manager's 20 qps, burst 30)
+  clientRateLimit?: ClientRateLimit | false;
   api: Api;
   daemonSets: SharedInformer;
   pods: SharedInformer;
@@ -35,7 +38,10 @@ export class DaemonSetController {
   readonly queue: WorkQueue;
   readonly expectations: Expectations;
 
+  private readonly api: Api;
+
   constructor(private readonly d: DaemonSetDeps) {
+    this.api = controllerClient(d.api, d.clock, d.clientRateLimit);
     this.queue = new WorkQueue(d.clock);
     this.expectations = new Expectations(d.clock);
     const enqueue = (ds: KubeObject) => this.queue.add(objectKey(ds));
@@ -88,14 +94,14 @@ export class DaemonSetController {
       if (decision === 'keep') pods.push(p);
       else if (decision === 'adopt') {
         try {
-          pods.push(await this.d.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(ds, p)));
+          pods.push(await this.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(ds, p)));
         } catch (e) {
           if (!(e instanceof ApiError && (e.code === 404 || e.code === 422))) throw e;
         }
       }
     }
     const owned = this.d.revisions.byNamespace(ds.metadata.namespace ?? '').filter((r) => controllerOf(r)?.uid === ds.metadata.uid);
-    const { update, revisions } = await ensureUpdateRevision(this.d.api, ds, owned, (ds.status as DsStatus | undefined)?.collisionCount ?? 0,
+    const { update, revisions } = await ensureUpdateRevision(this.api, ds, owned, (ds.status as DsStatus | undefined)?.collisionCount ?? 0,
       (hash) => ({ [CONTROLLER_REVISION_HASH]: hash }));
     const hash = hashOf(update);
     const now = this.d.clock.now();
@@ -113,11 +119,11 @@ export class DaemonSetController {
     }
     const status = dsStatusOf(ds, views, hash, now);
     if (JSON.stringify(ds.status ?? {}) !== JSON.stringify(status)) {
-      await this.d.api.update(RESOURCES.daemonsets, { ...ds, status: status as unknown as Record<string, unknown> }, 'status');
+      await this.api.update(RESOURCES.daemonsets, { ...ds, status: status as unknown as Record<string, unknown> }, 'status');
     }
     if (manageError) throw manageError;
     const liveHashes = new Set(pods.map(hashOfPod));
-    await truncateHistory(this.d.api, ds, revisions, new Set(revisions.filter((r) => r === update || liveHashes.has(hashOf(r))).map((r) => r.metadata.name!)));
+    await truncateHistory(this.api, ds, revisions, new Set(revisions.filter((r) => r === update || liveHashes.has(hashOf(r))).map((r) => r.metadata.name!)));
     const minReady = dsSpec(ds).minReadySeconds ?? 0;
     if (minReady > 0 && (status.numberAvailable ?? 0) < status.numberReady) this.queue.addAfter(key, minReady * 1000);
   }
@@ -129,7 +135,7 @@ export class DaemonSetController {
     for (const size of slowStartBatches(nodes.length, SLOW_START_INITIAL_BATCH, MAX_BATCH)) {
       const batch = nodes.slice(next, next + size);
       next += size;
-      const results = await Promise.allSettled(batch.map((n) => this.d.api.create(RESOURCES.pods, ds.metadata.namespace!, podForNode(ds, n, hash))));
+      const results = await Promise.allSettled(batch.map((n) => this.api.create(RESOURCES.pods, ds.metadata.namespace!, podForNode(ds, n, hash))));
       let failed: unknown;
       for (const r of results) {
         if (r.status === 'fulfilled') this.d.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
@@ -152,7 +158,7 @@ export class DaemonSetController {
     let failed: unknown;
     await inBatches(victims, MAX_BATCH, async (pod) => {
       try {
-        await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
+        await this.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
         this.d.recorder.event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
       } catch (e) {
         this.expectations.deletionObserved(key, objectKey(pod));

@@ -17,6 +17,7 @@ import { ApiError } from '../client/types';
 import { isNotFound, RESOURCES, type Api, type ResourceRef } from './api-client';
 import type { LabelSelectorSpec } from '../core/selectors/label-selector';
 import type { Clock } from './clock';
+import { controllerClient, type ClientRateLimit } from './client-throttle';
 import type { EventRecorder } from './events';
 import { Expectations } from './expectations';
 import type { SharedInformer } from './informers';
@@ -28,7 +29,7 @@ import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const BURST_REPLICAS = 100; // kube's burstReplicas is 500; see the header
 export const SLOW_START_INITIAL_BATCH = 1; // SlowStartInitialBatchSize
-export const MAX_BATCH = 16; // requests a sync has in flight at once
+export const MAX_BATCH = 4; // requests a sync has in flight at once
 export const COMPONENT = 'replicaset-controller';
 
 interface RsSpec {
@@ -148,6 +149,8 @@ export function podFromTemplate(rs: KubeObject): KubeObject {
 }
 
 export interface ReplicaSetDeps {
+  // client-go's client-side rate limit of this controller's requests (default kube-controller-manager's 20 qps, burst 30)
+  clientRateLimit?: ClientRateLimit | false;
   api: Api;
   replicaSets: SharedInformer;
   pods: SharedInformer;
@@ -161,7 +164,10 @@ export class ReplicaSetController {
   readonly queue: WorkQueue;
   readonly expectations: Expectations;
 
+  private readonly api: Api;
+
   constructor(private readonly d: ReplicaSetDeps) {
+    this.api = controllerClient(d.api, d.clock, d.clientRateLimit);
     this.k = d.kind ?? REPLICA_SET_KIND;
     this.queue = new WorkQueue(d.clock);
     this.expectations = new Expectations(d.clock);
@@ -248,7 +254,7 @@ export class ReplicaSetController {
       else if (decision === 'adopt') {
         if (await this.adopt(rs, pod)) owned.push(pod);
       } else if (decision === 'release') {
-        await this.d.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', releasePatch(rs.metadata.uid as string, pod))
+        await this.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', releasePatch(rs.metadata.uid as string, pod))
           .catch((e) => { if (!(e instanceof ApiError && (e.code === 404 || e.code === 422))) throw e; });
       }
     }
@@ -268,9 +274,9 @@ export class ReplicaSetController {
   // RecheckDeletionTimestamp: adopt only while the live ReplicaSet is the same one and not being deleted.
   private async adopt(rs: KubeObject, pod: KubeObject): Promise<boolean> {
     try {
-      const fresh = await this.d.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
+      const fresh = await this.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
       if (fresh.metadata.uid !== rs.metadata.uid || isDeleting(fresh)) return false;
-      await this.d.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', adoptPatch(rs, pod));
+      await this.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', adoptPatch(rs, pod));
       return true;
     } catch (e) {
       if (e instanceof ApiError && (e.code === 404 || e.code === 422)) return false;
@@ -284,7 +290,7 @@ export class ReplicaSetController {
       this.expectations.expectCreations(key, diff);
       let created = 0;
       for (const size of slowStartBatches(diff, SLOW_START_INITIAL_BATCH, MAX_BATCH)) {
-        const results = await Promise.allSettled(Array.from({ length: size }, () => this.d.api.create(RESOURCES.pods, rs.metadata.namespace!, podFromTemplate(rs))));
+        const results = await Promise.allSettled(Array.from({ length: size }, () => this.api.create(RESOURCES.pods, rs.metadata.namespace!, podFromTemplate(rs))));
         let failed: unknown;
         for (const r of results) {
           if (r.status === 'fulfilled') {
@@ -309,7 +315,7 @@ export class ReplicaSetController {
       let failure: { reason: string; message: string } | undefined;
       await inBatches(victims, MAX_BATCH, async (pod) => {
         try {
-          await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
+          await this.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
           this.d.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
         } catch (e) {
           this.expectations.deletionObserved(key, objectKey(pod));
@@ -326,12 +332,12 @@ export class ReplicaSetController {
   private async updateStatus(rs: KubeObject, status: RsStatus): Promise<void> {
     if (JSON.stringify(rs.status ?? {}) === JSON.stringify(status)) return;
     try {
-      await this.d.api.update(this.k.ref, { ...rs, status }, 'status');
+      await this.api.update(this.k.ref, { ...rs, status }, 'status');
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 409)) throw e;
       // One retry on a fresh copy (updateReplicaSetStatus).
-      const fresh = await this.d.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
-      await this.d.api.update(this.k.ref, { ...fresh, status }, 'status');
+      const fresh = await this.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
+      await this.api.update(this.k.ref, { ...fresh, status }, 'status');
     }
   }
 }

@@ -11,6 +11,7 @@ import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
 import { isAlreadyExists, isNotFound, RESOURCES, type Api } from './api-client';
 import type { Clock } from './clock';
+import { controllerClient, type ClientRateLimit } from './client-throttle';
 import { ensureUpdateRevision, truncateHistory } from './controller-history';
 import type { EventRecorder } from './events';
 import type { SharedInformer } from './informers';
@@ -22,6 +23,8 @@ import { logSyncError, runWorker, WorkQueue } from './workqueue';
 export const COMPONENT = 'statefulset-controller';
 
 export interface StatefulSetDeps {
+  // client-go's client-side rate limit of this controller's requests (default kube-controller-manager's 20 qps, burst 30)
+  clientRateLimit?: ClientRateLimit | false;
   api: Api;
   sets: SharedInformer;
   pods: SharedInformer;
@@ -33,7 +36,10 @@ export interface StatefulSetDeps {
 export class StatefulSetController {
   readonly queue: WorkQueue;
 
+  private readonly api: Api;
+
   constructor(private readonly d: StatefulSetDeps) {
+    this.api = controllerClient(d.api, d.clock, d.clientRateLimit);
     this.queue = new WorkQueue(d.clock);
     const enqueueSet = (s: KubeObject) => this.queue.add(objectKey(s));
     d.sets.addHandlers({ add: enqueueSet, update: enqueueSet, delete: enqueueSet });
@@ -65,14 +71,14 @@ export class StatefulSetController {
       if (decision === 'keep') pods.push(p);
       else if (decision === 'adopt') {
         try {
-          pods.push(await this.d.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(set, p)));
+          pods.push(await this.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(set, p)));
         } catch (e) {
           if (!(e instanceof ApiError && (e.code === 404 || e.code === 422))) throw e;
         }
       }
     }
     const prior = (set.status as StsStatus | undefined) ?? { replicas: 0, availableReplicas: 0 };
-    const { update, revisions } = await ensureUpdateRevision(this.d.api, set, this.owned(set, this.d.revisions), prior.collisionCount ?? 0);
+    const { update, revisions } = await ensureUpdateRevision(this.api, set, this.owned(set, this.d.revisions), prior.collisionCount ?? 0);
     const current = revisions.find((r) => r.metadata.name === prior.currentRevision) ?? update;
 
     const plan = planStatefulSet(set, pods, update.metadata.name!);
@@ -83,7 +89,7 @@ export class StatefulSetController {
       await this.createPods(set, plan.create, pods, current, update);
       for (const pod of plan.delete) {
         try {
-          await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, { preconditions: { uid: pod.metadata.uid as string } });
+          await this.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, { preconditions: { uid: pod.metadata.uid as string } });
           this.d.recorder.event(set, 'Normal', 'SuccessfulDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
         } catch (e) {
           if (!isNotFound(e) && !(e instanceof ApiError && e.code === 409)) {
@@ -99,10 +105,10 @@ export class StatefulSetController {
     const remaining = pods.filter((p) => !deleted.has(p.metadata.uid));
     const status = stsStatusOf(set, remaining, current.metadata.name!, update.metadata.name!, this.d.clock.now());
     if (JSON.stringify(set.status ?? {}) !== JSON.stringify(status)) {
-      await this.d.api.update(RESOURCES.statefulsets, { ...set, status: status as unknown as Record<string, unknown> }, 'status');
+      await this.api.update(RESOURCES.statefulsets, { ...set, status: status as unknown as Record<string, unknown> }, 'status');
     }
     const live = new Set([status.currentRevision!, status.updateRevision!, ...remaining.map(revisionOfPod)]);
-    await truncateHistory(this.d.api, set, revisions, live);
+    await truncateHistory(this.api, set, revisions, live);
     if (manageError) throw manageError;
     const minReady = stsSpec(set).minReadySeconds ?? 0;
     if (minReady > 0 && (status.readyReplicas ?? 0) !== status.availableReplicas) this.queue.addAfter(key, minReady * 1000);
@@ -117,7 +123,7 @@ export class StatefulSetController {
     for (const size of slowStartBatches(ordinals.length, SLOW_START_INITIAL_BATCH, MAX_BATCH)) {
       const batch = ordinals.slice(next, next + size).map((ord) => podForOrdinal(set, revisionForOrdinal(set, ord) === 'current' ? current : update, ord));
       next += size;
-      const results = await Promise.allSettled(batch.map((pod) => this.d.api.create(RESOURCES.pods, set.metadata.namespace!, pod)));
+      const results = await Promise.allSettled(batch.map((pod) => this.api.create(RESOURCES.pods, set.metadata.namespace!, pod)));
       let failed: unknown;
       results.forEach((r, i) => {
         const pod = batch[i]!;

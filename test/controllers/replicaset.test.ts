@@ -3,6 +3,7 @@ import type { KubeObject } from '../../client/types';
 import { RESOURCES } from '../../controllers/api-client';
 import { BURST_REPLICAS, calculateRsStatus, MAX_BATCH, podFromTemplate, podsToDelete, replicaDiff, ReplicaSetController, slowStartBatches } from '../../controllers/replicaset';
 import { ApiError } from '../../client/types';
+import { CONTROLLER_CLIENT_BURST, CONTROLLER_CLIENT_QPS } from '../../controllers/client-throttle';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder, uid } from './fakes';
 
 function replicaSet(replicas: number): KubeObject {
@@ -78,13 +79,13 @@ describe('replicaset diff logic', () => {
   });
 });
 
-function setup(replicas: number) {
+function setup(replicas: number, clientRateLimit?: false) {
   const clock = new FakeClock();
   const api = new FakeApi();
   const rsInformer = new FakeInformer();
   const pods = new FakeInformer();
   const recorder = new FakeRecorder();
-  const c = new ReplicaSetController({ api, replicaSets: rsInformer, pods, recorder, clock });
+  const c = new ReplicaSetController({ api, replicaSets: rsInformer, pods, recorder, clock, clientRateLimit });
   const rs = replicaSet(replicas);
   api.put(RESOURCES.replicasets, rs);
   rsInformer.add(rs);
@@ -168,7 +169,7 @@ describe('ReplicaSetController.sync', () => {
   });
 
   it('creates a big ReplicaSet BURST_REPLICAS per sync, at most MAX_BATCH requests at a time', async () => {
-    const { api, c } = setup(1500);
+    const { api, c } = setup(1500, false);
     const create = api.create.bind(api);
     let inFlight = 0;
     let peak = 0;
@@ -183,6 +184,29 @@ describe('ReplicaSetController.sync', () => {
     expect(peak).toBe(MAX_BATCH);
     await c.sync('ns/web-abc'); // the informer has not shown them: no second burst yet
     expect(api.writes('create', 'pods')).toHaveLength(BURST_REPLICAS);
+  });
+
+  it('spends its client\'s tokens: 30 requests at once, then 20 a second', async () => {
+    const { api, c, clock } = setup(100);
+    const created: number[] = [];
+    const create = api.create.bind(api);
+    api.create = async (r, ns, obj) => {
+      created.push(clock.now());
+      return create(r, ns, obj);
+    };
+    let done = false;
+    const sync = c.sync('ns/web-abc').finally(() => { done = true; });
+    for (let i = 0; i < 1000 && !done; i++) {
+      await new Promise((res) => setTimeout(res, 0));
+      clock.advance(10);
+    }
+    await sync;
+    expect(created).toHaveLength(BURST_REPLICAS);
+    const t0 = created[0]!;
+    expect(created.filter((t) => t === t0)).toHaveLength(CONTROLLER_CLIENT_BURST);
+    // The rest at 20 a second: the last of 100 about 70 / 20 s after the first.
+    expect(created.at(-1)! - t0).toBeGreaterThanOrEqual(((BURST_REPLICAS - CONTROLLER_CLIENT_BURST) / CONTROLLER_CLIENT_QPS) * 1000 - 10);
+    expect(created.at(-1)! - t0).toBeLessThanOrEqual(((BURST_REPLICAS - CONTROLLER_CLIENT_BURST) / CONTROLLER_CLIENT_QPS) * 1000 + 100);
   });
 
   it('backs off a ReplicaSet whose creates are refused: one attempt per retry, exponentially spaced', async () => {

@@ -4,6 +4,7 @@ import { RESOURCES } from '../../controllers/api-client';
 import { ensureUpdateRevision, revisionData, templateOf, truncateHistory } from '../../controllers/controller-history';
 import { MAX_STATEFUL_CREATES_PER_SYNC, planStatefulSet, podForOrdinal, revisionForOrdinal, stsStatusOf } from '../../controllers/statefulset-plan';
 import { StatefulSetController } from '../../controllers/statefulset';
+import { MAX_BATCH } from '../../controllers/replicaset';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder } from './fakes';
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -163,10 +164,10 @@ describe('StatefulSetController', () => {
       return create(r, ns, obj);
     };
     await expect(c.sync('ns/web')).rejects.toThrow('exceeded quota');
-    // Batches 1, 2 and 4 are created; the batch of 8 is refused and is the last tried.
-    expect(n).toBe(15);
+    // Batches 1, 2 and 4 are created; the next (MAX_BATCH, 4) is refused and is the last tried.
+    expect(n).toBe(7 + MAX_BATCH);
     expect(api.writes('create', 'pods')).toHaveLength(7);
-    expect(recorder.events.filter((e) => e.reason === 'FailedCreate')).toHaveLength(8);
+    expect(recorder.events.filter((e) => e.reason === 'FailedCreate')).toHaveLength(MAX_BATCH);
     expect((api.writes('update', 'statefulsets').at(-1)!.body as any).status).toMatchObject({ replicas: 7 });
   });
 });
