@@ -17,7 +17,7 @@ import { Expectations } from './expectations';
 import type { SharedInformer } from './informers';
 import { adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, selectorMatcher } from './owner-refs';
 import { dsSpec, dsStatusOf, hashOfPod, planDaemonSet, podForNode, viewNodes, type DsStatus } from './daemonset-plan';
-import { inBatches, MAX_BATCH, SLOW_START_INITIAL_BATCH, slowStartBatches } from './replicaset';
+import { BURST_REPLICAS, inBatches, MAX_BATCH, SLOW_START_INITIAL_BATCH, slowStartBatches } from './replicaset';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const COMPONENT = 'daemonset-controller';
@@ -89,10 +89,14 @@ export class DaemonSetController {
     if (isDeleting(ds)) return;
     const matches = selectorMatcher(dsSpec(ds).selector);
     const pods: KubeObject[] = [];
+    let claims = 0;
     for (const p of this.d.pods.byNamespace(ds.metadata.namespace ?? '')) {
       const decision = claimDecision(ds, p, matches(labelsOf(p)));
       if (decision === 'keep') pods.push(p);
       else if (decision === 'adopt') {
+        // Orphans are adopted BURST_REPLICAS per sync (the rest next time, after other keys' turns); nothing
+        // is managed on a partial claim.
+        if (claims++ >= BURST_REPLICAS) return this.queue.add(key);
         try {
           pods.push(await this.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(ds, p)));
         } catch (e) {

@@ -7,9 +7,11 @@
 //
 // Bounded per sync, for many tenants on one isolate: kube creates up to burstReplicas (500) per sync in
 // batches as wide as they grow; here a sync creates or deletes at most BURST_REPLICAS (100), at most
-// MAX_BATCH (16) requests at a time. A 1,500-replica ReplicaSet then holds a worker for a few round trips per
-// sync and has at most 16 requests queued ahead of anyone else's, and its next burst waits until the informer
-// has shown the last one (expectations), while other keys get the other workers.
+// MAX_BATCH (4) requests at a time, and every request waits for the controller client's token
+// (client-throttle.ts: 20 a second, burst 30, as kube-controller-manager's --kube-api-qps). A 1,500-replica
+// ReplicaSet then holds one worker, has at most 4 requests ahead of anyone else's, and adds at most 20 pods a
+// second to what the scheduler and kubelets must do; its next burst waits until the informer has shown the
+// last one (expectations), while other keys get the other workers.
 
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
@@ -247,13 +249,22 @@ export class ReplicaSetController {
     const needsSync = this.expectations.satisfied(key);
     const matches = selectorMatcher(this.k.selector(rs));
     const owned: KubeObject[] = [];
+    let canAdopt: Promise<boolean> | undefined; // RecheckDeletionTimestamp, once per sync (kube's sync.Once)
+    let claims = 0;
     for (const pod of this.d.pods.byNamespace(rs.metadata.namespace ?? '')) {
       if (!isPodActive(pod)) continue;
       const decision = claimDecision(rs, pod, matches(labelsOf(pod)));
-      if (decision === 'keep') owned.push(pod);
-      else if (decision === 'adopt') {
-        if (await this.adopt(rs, pod)) owned.push(pod);
-      } else if (decision === 'release') {
+      if (decision === 'keep') {
+        owned.push(pod);
+        continue;
+      }
+      if (decision !== 'adopt' && decision !== 'release') continue;
+      // A namespace full of orphans is claimed BURST_REPLICAS at a time: the rest next sync, after other keys'
+      // turns. Nothing is managed on a partial claim (it would count too few pods and create more).
+      if (claims++ >= BURST_REPLICAS) return this.queue.add(key);
+      if (decision === 'adopt') {
+        if (await (canAdopt ??= this.canAdopt(rs)) && await this.adopt(rs, pod)) owned.push(pod);
+      } else {
         await this.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', releasePatch(rs.metadata.uid as string, pod))
           .catch((e) => { if (!(e instanceof ApiError && (e.code === 404 || e.code === 422))) throw e; });
       }
@@ -272,10 +283,18 @@ export class ReplicaSetController {
   }
 
   // RecheckDeletionTimestamp: adopt only while the live ReplicaSet is the same one and not being deleted.
-  private async adopt(rs: KubeObject, pod: KubeObject): Promise<boolean> {
+  private async canAdopt(rs: KubeObject): Promise<boolean> {
     try {
       const fresh = await this.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
-      if (fresh.metadata.uid !== rs.metadata.uid || isDeleting(fresh)) return false;
+      return fresh.metadata.uid === rs.metadata.uid && !isDeleting(fresh);
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+
+  private async adopt(rs: KubeObject, pod: KubeObject): Promise<boolean> {
+    try {
       await this.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', adoptPatch(rs, pod));
       return true;
     } catch (e) {

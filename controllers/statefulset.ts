@@ -66,10 +66,14 @@ export class StatefulSetController {
     if (!set || isDeleting(set)) return;
     const matches = selectorMatcher(stsSpec(set).selector);
     const pods: KubeObject[] = [];
+    let claims = 0;
     for (const p of this.d.pods.byNamespace(set.metadata.namespace ?? '')) {
       const decision = claimDecision(set, p, matches(labelsOf(p)));
       if (decision === 'keep') pods.push(p);
       else if (decision === 'adopt') {
+        // Orphans are adopted BURST_REPLICAS per sync (the rest next time, after other keys' turns); nothing
+        // is managed on a partial claim.
+        if (claims++ >= BURST_REPLICAS) return this.queue.add(key);
         try {
           pods.push(await this.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(set, p)));
         } catch (e) {

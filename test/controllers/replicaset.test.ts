@@ -230,6 +230,22 @@ describe('ReplicaSetController.sync', () => {
     await Promise.all(workers);
   });
 
+  it('adopts a namespace full of orphans BURST_REPLICAS per sync, rechecking the ReplicaSet once, and manages nothing meanwhile', async () => {
+    const { api, c, pods } = setup(10, false);
+    for (let i = 0; i < BURST_REPLICAS + 50; i++) {
+      const p = pod(`orphan-${i}`, { owner: null });
+      api.put(RESOURCES.pods, p);
+      pods.add(p);
+    }
+    c.queue.get().then((k) => c.queue.done(k!)); // take the key the informer queued
+    await c.sync('ns/web-abc');
+    expect(api.writes('patch', 'pods')).toHaveLength(BURST_REPLICAS);
+    expect(api.calls.filter((x) => x.verb === 'get')).toHaveLength(1);
+    expect(api.writes('create', 'pods')).toHaveLength(0);
+    expect(api.writes('delete', 'pods')).toHaveLength(0);
+    expect(c.queue.len()).toBe(1); // back for the rest, behind the other keys
+  });
+
   it('forgets the expectations of a deleted ReplicaSet', async () => {
     const { c, rsInformer, rs } = setup(2);
     await c.sync('ns/web-abc');
