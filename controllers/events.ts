@@ -1,7 +1,8 @@
 // Controllers: a core/v1 event recorder (client-go tools/record). Every event goes through the recorder's
 // EventCorrelator (event-correlator.ts: aggregation, dedup, spam filter) when it is recorded, so a dropped or
 // repeated event costs no request; what is left is written in the background, one request at a time, from a
-// queue of at most 1,000 events (client-go's broadcaster queue, maxQueuedEvents, drops when full). A repeat
+// queue of at most 1,000 events (client-go's broadcaster queue, maxQueuedEvents, drops when full), with at most
+// EVENT_WRITERS event writes in flight across all recorders. A repeat
 // patches the first event's count, lastTimestamp and message; if that event is gone (404) it is created again
 // under the same name with the count so far (recordEvent).
 
@@ -19,6 +20,24 @@ export interface EventRecorder {
 }
 
 export const MAX_QUEUED_EVENTS = 1000; // maxQueuedEvents
+// Event writes in flight at once across every recorder of the isolate (each recorder writes one at a time, and
+// takes its turn for a slot in order): events are best effort, and a burst of them (a kubelet per simulated
+// node, each with four per pod started) must not stand between anyone's request and the stores.
+export const EVENT_WRITERS = 4;
+
+const slots = { free: EVENT_WRITERS, waiting: [] as (() => void)[] };
+const acquire = (): Promise<void> => {
+  if (slots.free > 0) {
+    slots.free--;
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => slots.waiting.push(resolve));
+};
+const release = (): void => {
+  const next = slots.waiting.shift();
+  if (next) next();
+  else slots.free++;
+};
 
 /** Second-precision RFC 3339, as metav1.Time serializes. */
 export function kubeTime(ms: number): string {
@@ -71,12 +90,15 @@ export class ApiEventRecorder implements EventRecorder {
         this.pending.splice(0, this.head);
         this.head = 0;
       }
+      await acquire();
       try {
         await this.write(next);
       } catch (e) {
         const code = (e as { code?: number }).code;
         // 403/404: the namespace is going or gone; 409: already there (client-go does not retry either).
         if (code !== 403 && code !== 404 && code !== 409) console.error(`${this.component}: event ${next.reason} not written: ${(e as Error).message}`);
+      } finally {
+        release();
       }
     }
   }

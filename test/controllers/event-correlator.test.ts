@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../client/types';
-import { ApiEventRecorder, MAX_QUEUED_EVENTS, SPAM_BURST } from '../../controllers/events';
+import { ApiEventRecorder, EVENT_WRITERS, MAX_QUEUED_EVENTS, SPAM_BURST } from '../../controllers/events';
 import { EventCorrelator } from '../../controllers/event-correlator';
 import { FakeApi, FakeClock } from './fakes';
 
@@ -89,5 +89,23 @@ describe('ApiEventRecorder with the correlator', () => {
     release.splice(0).forEach((r) => r());
     await rec.flush();
     expect(api.writes('create')).toHaveLength(MAX_QUEUED_EVENTS + 1);
+  });
+
+  it('keeps at most EVENT_WRITERS event writes in flight across recorders', async () => {
+    const api = new FakeApi();
+    const release: (() => void)[] = [];
+    const create = api.create.bind(api);
+    api.create = (r, ns, obj) => new Promise((resolve) => release.push(() => resolve(create(r, ns, obj))));
+    const recorders = Array.from({ length: EVENT_WRITERS + 3 }, (_, i) => new ApiEventRecorder(api, 'kubelet', new FakeClock(), `node-${i}`));
+    recorders.forEach((rec, i) => { rec.event(podNamed(`p${i}`), 'Normal', 'Pulling', 'x'); rec.event(podNamed(`p${i}`), 'Normal', 'Started', 'x'); });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(release).toHaveLength(EVENT_WRITERS);
+    api.create = create;
+    while (release.length) {
+      release.splice(0).forEach((r) => r());
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await Promise.all(recorders.map((rec) => rec.flush()));
+    expect(api.writes('create')).toHaveLength(2 * recorders.length);
   });
 });

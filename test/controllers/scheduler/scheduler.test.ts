@@ -177,7 +177,7 @@ describe('scheduler loop', () => {
 
   it('yields to the event loop every CYCLE_BUDGET of work, with at most MAX_IN_FLIGHT_WRITES API writes outstanding', async () => {
     const { api, s, pods, nodes } = setup();
-    for (let i = 3; i <= 32; i++) nodes.add(node(`node-${i}`));
+    for (let i = 3; i <= 128; i++) nodes.add(node(`node-${i}`));
     const release: (() => void)[] = [];
     const create = api.create.bind(api);
     let started = 0;
@@ -193,8 +193,8 @@ describe('scheduler loop', () => {
     const settle = async () => { for (let i = 0; i < 50; i++) { await Promise.resolve(); ticks.splice(0).forEach((t) => t()); } };
     await settle();
     expect(release).toHaveLength(MAX_IN_FLIGHT_WRITES);
-    // 32 nodes and the fixed share per cycle: a yield every 7 cycles.
-    expect(yields).toBe(Math.floor(MAX_IN_FLIGHT_WRITES / Math.ceil(CYCLE_BUDGET / (32 + 8))));
+    // 128 nodes and the fixed share per cycle: a yield every 2 cycles.
+    expect(yields).toBe(Math.floor(MAX_IN_FLIGHT_WRITES / Math.ceil(CYCLE_BUDGET / (128 + 8))));
     expect(yields).toBeGreaterThan(0);
     release.splice(0, 4).forEach((r) => r());
     await settle();
