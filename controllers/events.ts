@@ -23,7 +23,7 @@ export const MAX_QUEUED_EVENTS = 1000; // maxQueuedEvents
 // Event writes in flight at once across every recorder of the isolate (each recorder writes one at a time, and
 // takes its turn for a slot in order): events are best effort, and a burst of them (a kubelet per simulated
 // node, each with four per pod started) must not stand between anyone's request and the stores.
-export const EVENT_WRITERS = 4;
+export const EVENT_WRITERS = 2;
 
 const slots = { free: EVENT_WRITERS, waiting: [] as (() => void)[] };
 const acquire = (): Promise<void> => {
