@@ -8,6 +8,7 @@
 import type { KubeObject } from '../client/types';
 import type { Api, DeleteOptions, ResourceRef } from './api-client';
 import type { Clock } from './clock';
+import { TokenBucket } from './workqueue';
 
 export const CONTROLLER_CLIENT_QPS = 20; // --kube-api-qps
 export const CONTROLLER_CLIENT_BURST = 30; // --kube-api-burst
@@ -21,12 +22,10 @@ export const CONTROLLER_CLIENT_RATE_LIMIT: ClientRateLimit = { qps: CONTROLLER_C
 
 /** An Api whose requests each take a token first (golang.org/x/time/rate Wait: reserve now, sleep until due). */
 export class ThrottledApi implements Api {
-  private tokens: number;
-  private last: number;
+  private readonly bucket: TokenBucket;
 
-  constructor(private readonly inner: Api, private readonly clock: Clock, private readonly limit: ClientRateLimit = CONTROLLER_CLIENT_RATE_LIMIT) {
-    this.tokens = limit.burst;
-    this.last = clock.now();
+  constructor(private readonly inner: Api, private readonly clock: Clock, limit: ClientRateLimit = CONTROLLER_CLIENT_RATE_LIMIT) {
+    this.bucket = new TokenBucket(clock, limit.qps, limit.burst);
   }
 
   async get(r: ResourceRef, namespace: string, name: string): Promise<KubeObject> {
@@ -56,13 +55,8 @@ export class ThrottledApi implements Api {
 
   /** Reserves the next token; resolves when it is due. Reservations are served in the order they were made. */
   private wait(): Promise<void> {
-    const now = this.clock.now();
-    this.tokens = Math.min(this.limit.burst, this.tokens + ((now - this.last) / 1000) * this.limit.qps);
-    this.last = now;
-    this.tokens -= 1;
-    if (this.tokens >= 0) return Promise.resolve();
-    const ms = (-this.tokens / this.limit.qps) * 1000;
-    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+    const ms = this.bucket.reserve();
+    return ms > 0 ? new Promise((resolve) => this.clock.setTimeout(resolve, ms)) : Promise.resolve();
   }
 }
 

@@ -17,7 +17,7 @@ import type { EventRecorder } from './events';
 import type { SharedInformer } from './informers';
 import { adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, selectorMatcher } from './owner-refs';
 import { planStatefulSet, podForOrdinal, revisionForOrdinal, revisionOfPod, stsSpec, stsStatusOf, type StsStatus } from './statefulset-plan';
-import { MAX_BATCH, SLOW_START_INITIAL_BATCH, slowStartBatches } from './replicaset';
+import { BURST_REPLICAS, MAX_BATCH, SLOW_START_INITIAL_BATCH, slowStartBatches } from './replicaset';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const COMPONENT = 'statefulset-controller';

@@ -18,6 +18,7 @@ import type { Clock } from '../clock';
 import type { EventRecorder } from '../events';
 import { kubeTime } from '../events';
 import type { SharedInformer } from '../informers';
+import { macrotask } from '../workqueue';
 import { filterNode, fitErrorMessage, scoreNodes, selectHost, type Candidate, type FilterResult } from './algorithm';
 import { NodeUsageCache } from './node-info';
 import { NO_NODES, nodeUpdateMatters, type RejectorPlugin } from './queueing-hints';
@@ -46,7 +47,6 @@ interface Condition { type: string; status: string; reason?: string; message?: s
 const spec = (p: KubeObject) => (p.spec ?? {}) as PodSpec;
 const phase = (p: KubeObject) => (p.status as { phase?: string } | undefined)?.phase;
 const isTerminal = (p: KubeObject) => phase(p) === 'Succeeded' || phase(p) === 'Failed';
-const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The binding subresource as a "collection" the Api can POST to: /api/v1/namespaces/<ns>/pods/<name>/binding. */
 const bindingOf = (name: string): ResourceRef => ({ group: '', version: 'v1', resource: `pods/${encodeURIComponent(name)}/binding`, namespaced: true });
@@ -101,7 +101,7 @@ export class Scheduler {
 
   /** Pods parked as unschedulable (tests and status). */
   pendingUnschedulable(): number {
-    return this.queue.stats().unschedulable;
+    return this.queue.sizes().unschedulable;
   }
 
   /** One cycle for the next pod in activeQ, awaiting the write it starts; false when activeQ is empty (tests). */

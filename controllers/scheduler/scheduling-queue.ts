@@ -15,6 +15,7 @@
 
 import type { KubeObject } from '../../client/types';
 import type { Clock } from '../clock';
+import type { QueueStats } from '../workqueue';
 import { isPodUpdated, worthRequeuing, type ClusterEvent, type RejectorPlugin } from './queueing-hints';
 
 export const INITIAL_BACKOFF_MS = 1_000; // DefaultPodInitialBackoffDuration
@@ -31,7 +32,7 @@ export interface QueuedPodInfo {
   unschedulablePlugins: Set<RejectorPlugin>;
 }
 
-type Where = 'active' | 'backoff' | 'unschedulable' | 'inflight';
+type Where = 'new' | 'active' | 'backoff' | 'unschedulable' | 'inflight';
 
 interface Entry {
   info: QueuedPodInfo;
@@ -51,13 +52,16 @@ export class SchedulingQueue {
   private readonly entries = new Map<string, Entry>();
   // activeQ: per namespace a FIFO of [key, seq]; the Map's order is the round-robin order of the namespaces.
   private readonly active = new Map<string, { items: [string, number][]; head: number }>();
-  private activeCount = 0;
   // Insertion order is the order pods were parked in, so the 5-minute flush stops at the first young one.
   private readonly unschedulable = new Map<string, Entry>();
   private readonly waiters: ((info: QueuedPodInfo | undefined) => void)[] = [];
   private leftoverTimer: unknown;
   private closed = false;
   private seq = 0;
+  private readonly counts: Record<Where, number> = { new: 0, active: 0, backoff: 0, unschedulable: 0, inflight: 0 };
+  private adds = 0;
+  private pops = 0;
+  private failures = 0;
 
   constructor(private readonly clock: Clock) {}
 
@@ -67,8 +71,9 @@ export class SchedulingQueue {
     const e = this.entries.get(key);
     if (e) return this.update(key, e.info.pod, pod);
     const info: QueuedPodInfo = { key, namespace: pod.metadata.namespace ?? '', pod, timestamp: this.clock.now(), attempts: 0, unschedulablePlugins: new Set() };
-    const entry: Entry = { info, where: 'active', seq: 0 };
+    const entry: Entry = { info, where: 'new', seq: 0 };
     this.entries.set(key, entry);
+    this.adds++;
     this.toActive(entry);
   }
 
@@ -88,7 +93,7 @@ export class SchedulingQueue {
     this.entries.delete(key);
     this.unschedulable.delete(key);
     if (e.timer !== undefined) this.clock.clearTimeout(e.timer);
-    if (e.where === 'active') this.activeCount--; // its activeQ slot is skipped when reached
+    this.counts[e.where]--; // an activeQ slot it held is skipped when reached
   }
 
   /** The next pod to schedule, namespaces taking turns; undefined once shut down. Call done(key) after its cycle. */
@@ -101,7 +106,7 @@ export class SchedulingQueue {
 
   /** pop() without waiting: undefined when activeQ is empty. */
   tryPop(): QueuedPodInfo | undefined {
-    while (this.activeCount > 0) {
+    while (this.counts.active > 0) {
       const [ns, fifo] = this.active.entries().next().value!;
       const [key, seq] = fifo.items[fifo.head++]!;
       this.active.delete(ns);
@@ -114,11 +119,7 @@ export class SchedulingQueue {
       }
       const e = this.entries.get(key);
       if (!e || e.where !== 'active' || e.seq !== seq) continue; // deleted or moved since
-      this.activeCount--;
-      e.where = 'inflight';
-      e.updatedInFlight = false;
-      e.info.attempts++;
-      return e.info;
+      return this.handOut(e);
     }
     return undefined;
   }
@@ -126,7 +127,10 @@ export class SchedulingQueue {
   /** The cycle of a popped pod ended and it was not put back (scheduled, or gone): forget it. */
   done(key: string): void {
     const e = this.entries.get(key);
-    if (e?.where === 'inflight') this.entries.delete(key);
+    if (e?.where === 'inflight') {
+      this.entries.delete(key);
+      this.counts.inflight--;
+    }
   }
 
   /**
@@ -139,8 +143,9 @@ export class SchedulingQueue {
     if (!e || e.where !== 'inflight') return;
     e.info.timestamp = this.clock.now();
     e.info.unschedulablePlugins = plugins;
+    this.failures++;
     if (plugins.size === 0 || e.updatedInFlight) return this.toBackoff(e);
-    e.where = 'unschedulable';
+    this.place(e, 'unschedulable');
     this.unschedulable.set(key, e);
     this.scheduleLeftoverFlush();
   }
@@ -157,18 +162,21 @@ export class SchedulingQueue {
     return moved;
   }
 
-  /** Counts per queue (tests, status). */
-  stats(): { active: number; backoff: number; unschedulable: number; inFlight: number } {
-    let backoff = 0, inFlight = 0;
-    for (const e of this.entries.values()) {
-      if (e.where === 'backoff') backoff++;
-      else if (e.where === 'inflight') inFlight++;
-    }
-    return { active: this.activeCount, backoff, unschedulable: this.unschedulable.size, inFlight };
+  /** Pods per queue (tests, status). */
+  sizes(): { active: number; backoff: number; unschedulable: number; inFlight: number } {
+    return { active: this.counts.active, backoff: this.counts.backoff, unschedulable: this.counts.unschedulable, inFlight: this.counts.inflight };
+  }
+
+  /** The work-queue figures the controller manager reports per loop (activeQ is the depth; parked and backing off are delayed). */
+  stats(): QueueStats {
+    return {
+      depth: this.counts.active, delayed: this.counts.backoff + this.counts.unschedulable, processing: this.counts.inflight,
+      adds: this.adds, syncs: this.pops, failures: this.failures, hotDelays: 0, hotKeys: 0, budgetWaits: 0, syncMs: 0, maxSyncMs: 0,
+    };
   }
 
   len(): number {
-    return this.activeCount;
+    return this.counts.active;
   }
 
   shutDown(): void {
@@ -187,7 +195,7 @@ export class SchedulingQueue {
 
   private toBackoff(e: Entry): void {
     this.unschedulable.delete(e.info.key);
-    e.where = 'backoff';
+    this.place(e, 'backoff');
     const wait = Math.max(0, e.info.timestamp + backoffDuration(e.info.attempts) - this.clock.now());
     e.timer = this.clock.setTimeout(() => {
       e.timer = undefined;
@@ -201,20 +209,28 @@ export class SchedulingQueue {
       e.timer = undefined;
     }
     this.unschedulable.delete(e.info.key);
-    e.where = 'active';
+    this.place(e, 'active');
     e.seq = ++this.seq;
     const waiter = this.waiters.shift();
-    if (waiter) {
-      e.where = 'inflight';
-      e.updatedInFlight = false;
-      e.info.attempts++;
-      waiter(e.info);
-      return;
-    }
-    this.activeCount++;
+    if (waiter) return waiter(this.handOut(e));
     let fifo = this.active.get(e.info.namespace);
     if (!fifo) this.active.set(e.info.namespace, (fifo = { items: [], head: 0 }));
     fifo.items.push([e.info.key, e.seq]);
+  }
+
+  private place(e: Entry, where: Where): void {
+    this.counts[e.where]--;
+    this.counts[where]++;
+    e.where = where;
+  }
+
+  /** Pop: the pod goes in flight for one more attempt. */
+  private handOut(e: Entry): QueuedPodInfo {
+    this.place(e, 'inflight');
+    this.pops++;
+    e.updatedInFlight = false;
+    e.info.attempts++;
+    return e.info;
   }
 
   // flushUnschedulablePodsLeftover: every 30 s while anything is parked, pods parked for over 5 minutes go back.

@@ -217,7 +217,7 @@ describe('ReplicaSetController.sync', () => {
       throw new ApiError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'pods "web-abc-x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=10, limited: pods=10' });
     };
     const workers = c.run(1);
-    const settle = async () => { for (let i = 0; i < 20; i++) await Promise.resolve(); };
+    const settle = async () => { for (let i = 0; i < 10; i++) await new Promise((res) => setTimeout(res, 0)); }; // the queue yields a macrotask per key
     await settle(); // the key was queued when the informer showed the ReplicaSet
     for (let i = 0; i < 6; i++) {
       clock.advance(5 * 2 ** i);

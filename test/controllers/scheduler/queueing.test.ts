@@ -74,9 +74,9 @@ describe('scheduling queue', () => {
       q.addUnschedulable(`ns/${name}`, plugins('NodeAffinity'));
       clock.advance(60_000);
     }
-    expect(q.stats()).toMatchObject({ unschedulable: 2, active: 0 });
+    expect(q.sizes()).toMatchObject({ unschedulable: 2, active: 0 });
     clock.advance(MAX_IN_UNSCHEDULABLE_MS - 2 * 60_000 + UNSCHEDULABLE_FLUSH_MS);
-    expect(q.stats()).toMatchObject({ unschedulable: 1, active: 1 });
+    expect(q.sizes()).toMatchObject({ unschedulable: 1, active: 1 });
     expect(q.tryPop()!.key).toBe('ns/a');
     clock.advance(60_000);
     expect(q.tryPop()!.key).toBe('ns/b');
@@ -89,10 +89,10 @@ describe('scheduling queue', () => {
     const info = q.tryPop()!;
     q.update('ns/a', info.pod, pod('a', { nodeSelector: {} }));
     q.addUnschedulable('ns/a', plugins('NodeAffinity'));
-    expect(q.stats()).toMatchObject({ backoff: 1, unschedulable: 0 });
+    expect(q.sizes()).toMatchObject({ backoff: 1, unschedulable: 0 });
     q.delete('ns/a');
     clock.advance(10_000);
-    expect(q.stats()).toEqual({ active: 0, backoff: 0, unschedulable: 0, inFlight: 0 });
+    expect(q.sizes()).toEqual({ active: 0, backoff: 0, unschedulable: 0, inFlight: 0 });
     expect(q.tryPop()).toBeUndefined();
   });
 

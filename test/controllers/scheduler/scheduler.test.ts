@@ -46,7 +46,7 @@ describe('scheduler loop', () => {
     put(pod('b'));
     await s.scheduleOne();
     expect((api.writes('create')[1].body as any).target.name).not.toBe(target);
-    expect(s.queue.stats()).toEqual({ active: 0, backoff: 0, unschedulable: 0, inFlight: 0 });
+    expect(s.queue.sizes()).toEqual({ active: 0, backoff: 0, unschedulable: 0, inFlight: 0 });
   });
 
   it('leaves pods for other schedulers alone', async () => {
@@ -66,7 +66,7 @@ describe('scheduler loop', () => {
     expect((status.body as any).status.conditions[0]).toMatchObject({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' });
     expect(s.pendingUnschedulable()).toBe(1);
     nodes.add(node('node-3', { cpu: '16' }));
-    expect(s.queue.stats()).toMatchObject({ unschedulable: 0, backoff: 1 }); // moved by the event, still backing off (1 s)
+    expect(s.queue.sizes()).toMatchObject({ unschedulable: 0, backoff: 1 }); // moved by the event, still backing off (1 s)
     clock.advance(1000);
     expect(s.queue.len()).toBe(1);
     await s.scheduleOne();
@@ -88,7 +88,7 @@ describe('scheduler loop', () => {
     pods.delete(pod('other'));
     // Its own status write (PodScheduled=False) is an update of status only.
     pods.add({ ...big('big'), status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False' }] } });
-    expect(s.queue.stats()).toMatchObject({ active: 0, backoff: 0, unschedulable: 1 });
+    expect(s.queue.sizes()).toMatchObject({ active: 0, backoff: 0, unschedulable: 1 });
     clock.advance(MAX_IN_UNSCHEDULABLE_MS - 4 * 60_000 + UNSCHEDULABLE_FLUSH_MS);
     expect(s.queue.len()).toBe(1);
     await s.scheduleOne();
@@ -110,11 +110,11 @@ describe('scheduler loop', () => {
     clock.advance(60_000); // both are past their backoff
     // A bound pod deleted frees room: NodeResourcesFit's pod goes back, NodeAffinity's stays.
     pods.delete(bound);
-    expect(s.queue.stats()).toMatchObject({ active: 1, unschedulable: 1 });
+    expect(s.queue.sizes()).toMatchObject({ active: 1, unschedulable: 1 });
     expect(s.queue.tryPop()!.key).toBe('ns/big');
     // A node relabelled to match the selector: NodeAffinity's pod goes back.
     nodes.add(node('node-2', { labels: { pool: 'gpu' } }));
-    expect(s.queue.stats()).toMatchObject({ active: 1, unschedulable: 0 });
+    expect(s.queue.sizes()).toMatchObject({ active: 1, unschedulable: 0 });
   });
 
   it('tries a parked pod again when its spec changes', async () => {
@@ -151,7 +151,7 @@ describe('scheduler loop', () => {
     put(pod('a'));
     await s.scheduleOne();
     expect(s.cache.nodeOf('ns/a')).toBeUndefined();
-    expect(s.queue.stats()).toMatchObject({ backoff: 1, unschedulable: 0 });
+    expect(s.queue.sizes()).toMatchObject({ backoff: 1, unschedulable: 0 });
     fail = false;
     clock.advance(1000);
     await s.scheduleOne();
