@@ -15,6 +15,7 @@
 
 import type { KubeObject } from '../../client/types';
 import type { Clock } from '../clock';
+import { FairFifo } from '../fair-fifo';
 import type { QueueStats } from '../workqueue';
 import { isPodUpdated, worthRequeuing, type ClusterEvent, type RejectorPlugin } from './queueing-hints';
 
@@ -50,8 +51,8 @@ export function backoffDuration(attempts: number): number {
 
 export class SchedulingQueue {
   private readonly entries = new Map<string, Entry>();
-  // activeQ: per namespace a FIFO of [key, seq]; the Map's order is the round-robin order of the namespaces.
-  private readonly active = new Map<string, { items: [string, number][]; head: number }>();
+  // activeQ: [key, seq] per namespace, namespaces taking turns (fair-fifo.ts).
+  private readonly active = new FairFifo<[string, number]>();
   // Insertion order is the order pods were parked in, so the 5-minute flush stops at the first young one.
   private readonly unschedulable = new Map<string, Entry>();
   private readonly waiters: ((info: QueuedPodInfo | undefined) => void)[] = [];
@@ -107,16 +108,7 @@ export class SchedulingQueue {
   /** pop() without waiting: undefined when activeQ is empty. */
   tryPop(): QueuedPodInfo | undefined {
     while (this.counts.active > 0) {
-      const [ns, fifo] = this.active.entries().next().value!;
-      const [key, seq] = fifo.items[fifo.head++]!;
-      this.active.delete(ns);
-      if (fifo.head < fifo.items.length) {
-        if (fifo.head > 64 && fifo.head * 2 > fifo.items.length) {
-          fifo.items = fifo.items.slice(fifo.head);
-          fifo.head = 0;
-        }
-        this.active.set(ns, fifo); // to the back of the round
-      }
+      const [key, seq] = this.active.shift()!;
       const e = this.entries.get(key);
       if (!e || e.where !== 'active' || e.seq !== seq) continue; // deleted or moved since
       return this.handOut(e);
@@ -213,9 +205,7 @@ export class SchedulingQueue {
     e.seq = ++this.seq;
     const waiter = this.waiters.shift();
     if (waiter) return waiter(this.handOut(e));
-    let fifo = this.active.get(e.info.namespace);
-    if (!fifo) this.active.set(e.info.namespace, (fifo = { items: [], head: 0 }));
-    fifo.items.push([e.info.key, e.seq]);
+    this.active.push(e.info.namespace, [e.info.key, e.seq]);
   }
 
   private place(e: Entry, where: Where): void {
