@@ -7,9 +7,9 @@
 //
 // Bounded per sync, for many tenants on one isolate: kube creates up to burstReplicas (500) per sync in
 // batches as wide as they grow; here a sync creates or deletes at most BURST_REPLICAS (100), at most
-// MAX_BATCH (4) requests at a time, and every request waits for the controller client's token
+// MAX_BATCH (2) requests at a time, and every request waits for the controller client's token
 // (client-throttle.ts: 20 a second, burst 30, as kube-controller-manager's --kube-api-qps). A 1,500-replica
-// ReplicaSet then holds one worker, has at most 4 requests ahead of anyone else's, and adds at most 20 pods a
+// ReplicaSet then holds one worker, has at most 2 requests ahead of anyone else's, and adds at most 20 pods a
 // second to what the scheduler and kubelets must do; its next burst waits until the informer has shown the
 // last one (expectations), while other keys get the other workers.
 
@@ -31,7 +31,7 @@ import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const BURST_REPLICAS = 100; // kube's burstReplicas is 500; see the header
 export const SLOW_START_INITIAL_BATCH = 1; // SlowStartInitialBatchSize
-export const MAX_BATCH = 4; // requests a sync has in flight at once
+export const MAX_BATCH = 2; // requests a sync has in flight at once
 export const COMPONENT = 'replicaset-controller';
 
 interface RsSpec {

@@ -25,7 +25,7 @@ import { NO_NODES, nodeUpdateMatters, type RejectorPlugin } from './queueing-hin
 import { SchedulingQueue, type QueuedPodInfo } from './scheduling-queue';
 
 export const COMPONENT = 'default-scheduler';
-export const MAX_IN_FLIGHT_WRITES = 4; // bindings and PodScheduled writes outstanding at once
+export const MAX_IN_FLIGHT_WRITES = 2; // bindings and PodScheduled writes outstanding at once
 // Work between two yields to the event loop, in node evaluations (a cycle costs its node count plus a fixed
 // share for the event and the bookkeeping): about a millisecond, so requests and other loops wait no longer.
 export const CYCLE_BUDGET = 256;
