@@ -94,9 +94,15 @@ export class Scheduler {
     });
   }
 
-  /** The scheduling loops (one is enough: a cycle never waits for the API). */
-  run(workers = 1): Promise<void>[] {
-    return Array.from({ length: workers }, () => this.loop());
+  /**
+   * The scheduling loop: one, whatever `workers` says (kube-scheduler has one; a cycle never waits for the API).
+   * One loop also makes its yields real: in workerd a timer (the macrotask a yield waits for) runs only once no
+   * I/O completion is ready, so several loops that each resume on their writes' completions keep one another
+   * going and starve every timer in the isolate — measured: the simulated kubelets' Lease heartbeat firing 3.9 s
+   * late during a 100-pod burst, and nodes marked NotReady. A single loop pauses at each yield.
+   */
+  run(_workers = 1): Promise<void>[] {
+    return [this.loop()];
   }
 
   /** Pods parked as unschedulable (tests and status). */
