@@ -38,6 +38,8 @@ const LONG = RUNS > 100;
 const BATCH = 20;
 const PER_SECTION = Math.max(1, Math.round(RUNS / 3));
 const REQUEST_TIMEOUT_MS = 20_000;
+// Every request has its timeout; this bounds a case whatever else it waits on, so a hang fails, naming its step.
+const CASE_DEADLINE_MS = 120_000;
 // A work queue's syncs over this window (longer than the 5 s a hot key waits at most) tell a quiet loop from a
 // hot one.
 const QUIET_WINDOW_MS = 6000;
@@ -63,6 +65,17 @@ let answers = new Map<number, number>();
 const VERBOSE = process.env.FUZZ_LOOPS_VERBOSE === '1';
 
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+/** `work`, or a rejection with `what()` once `ms` have passed. */
+async function withDeadline<T>(work: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(what())), ms); });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Runs `cleanup` after `body` succeeds; after a failure the case has failed anyway, so its error stands alone
  * (a cleanup against a stalled gateway would only wait out its own timeouts). */
@@ -105,7 +118,7 @@ class Watchdog {
 
   /** Failures since the last call, once the probe in flight has finished (a stall the last step caused shows here). */
   async take(): Promise<string[]> {
-    await this.inflight;
+    await withDeadline(this.inflight, 4 * this.victim.boundMs + 5000, () => 'the victim probe in flight never finished');
     return this.failures.splice(0);
   }
 
@@ -528,7 +541,7 @@ describe(`fuzzing the control loops (${PER_SECTION} cases per section, seed ${SE
         const run = new CaseRun(++caseNo);
         let failure: string | undefined;
         try {
-          await runCase(run, c);
+          await withDeadline(runCase(run, c), CASE_DEADLINE_MS, () => `case did not finish within ${CASE_DEADLINE_MS} ms (at: ${run.steps.at(-1)})`);
         } catch (e) {
           failure = (e as Error).message;
         }

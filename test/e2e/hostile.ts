@@ -84,8 +84,13 @@ export function workerdStats(): ProcessStats {
     const comm = stat.slice(stat.indexOf('(') + 1, close);
     const fields = stat.slice(close + 2).split(' ');
     if (comm !== 'workerd' || Number(fields[1]) !== process.pid) continue;
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${entry}/status`, 'utf8');
+    } catch {
+      continue; // the process ended meanwhile
+    }
     cpuMs += (Number(fields[11]) + Number(fields[12])) * tick;
-    const status = readFileSync(`/proc/${entry}/status`, 'utf8');
     rssBytes += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
   }
   return { rssBytes, cpuMs };
