@@ -113,6 +113,8 @@ class Watchdog {
       if (ms > this.victim.boundMs) this.failures.push(`victim probe took ${ms.toFixed(0)} ms (bound ${this.victim.boundMs.toFixed(0)} ms${context()})`);
     } catch (e) {
       this.failures.push(`victim probe failed: ${(e as Error).message}${context()}`);
+      // A probe that fails at once must not turn this loop into one that never yields to the event loop.
+      await sleep(100);
     }
   }
 
@@ -470,12 +472,14 @@ async function outside(): Promise<string> {
   return parts.join('\n');
 }
 
-/** What the run left in the fuzzed namespace, per kind (objects, of which waiting on finalizers). */
+/** What the run left in the fuzzed namespace, per kind (a few names, whether deleting, and their owners). */
 async function leftovers(): Promise<string> {
   const out: string[] = [];
   for (const kind of Object.keys(KIND_INFO) as OwnKind[]) {
     const items = (await http(r, 'GET', `${KIND_INFO[kind].base}/${KIND_INFO[kind].plural}?labelSelector=${CASE_LABEL}`)).json.items as any[];
-    out.push(`${items.length} ${KIND_INFO[kind].plural} (${items.filter((o) => o.metadata.deletionTimestamp).length} deleting)`);
+    const some = items.slice(0, 5).map((o) => `${o.metadata.name}${o.metadata.deletionTimestamp ? ' deleting' : ''}`
+      + `${(o.metadata.ownerReferences ?? []).map((ref: any) => ` ←${ref.kind}/${ref.name}`).join('')}`);
+    out.push(`${items.length} ${KIND_INFO[kind].plural}${some.length ? ` [${some.join(', ')}${items.length > 5 ? ', …' : ''}]` : ''}`);
   }
   return out.join(', ');
 }
