@@ -223,13 +223,19 @@ function deleteOptions(policy: string | undefined, dryRun: boolean): Record<stri
 }
 
 async function runOwnership(run: CaseRun, c: OwnershipCase): Promise<void> {
-  await thenCleanUp(() => ownershipSteps(run, c), async () => {
-    // Pods and what makes pods go at the case's end (a long run would fill the simulated nodes); ConfigMaps and
-    // Secrets stay, finalizers and all, for later cases' collector to live with.
-    for (const kind of ['Pod', 'Deployment', 'Job'] as const) {
-      await run.send(tenant, 'DELETE', `${KIND_INFO[kind].base}/${KIND_INFO[kind].plural}?labelSelector=${CASE_LABEL}%3Dc${run.n}&propagationPolicy=Background`);
-    }
-  });
+  // Pods and what makes pods go at the case's end (a long run would fill the simulated nodes); ConfigMaps and
+  // Secrets stay, finalizers and all, for later cases' collector to live with.
+  await thenCleanUp(() => ownershipSteps(run, c), () => deletePodMakers(run));
+}
+
+const POD_MAKERS = [[`/apis/batch/v1/namespaces/${LOOPS_NS}`, 'jobs'], [`/apis/apps/v1/namespaces/${LOOPS_NS}`, 'deployments'],
+  [`/apis/apps/v1/namespaces/${LOOPS_NS}`, 'statefulsets'], [`/apis/apps/v1/namespaces/${LOOPS_NS}`, 'replicasets'], [`/api/v1/namespaces/${LOOPS_NS}`, 'pods']];
+
+/** The tenant deletes the case's workloads and pods, orphans included (an orphaned ReplicaSet keeps making pods). */
+async function deletePodMakers(run: CaseRun): Promise<void> {
+  for (const [base, plural] of POD_MAKERS) {
+    await run.send(tenant, 'DELETE', `${base}/${plural}?labelSelector=${CASE_LABEL}%3Dc${run.n}&propagationPolicy=Background`);
+  }
 }
 
 async function ownershipSteps(run: CaseRun, c: OwnershipCase): Promise<void> {
@@ -351,13 +357,7 @@ async function runWorkloads(run: CaseRun, c: WorkloadCase): Promise<void> {
           break;
       }
     }
-  }, async () => {
-    // The tenant clears what the case left, orphans included, so extreme replica counts live for one case.
-    for (const [base, plural] of [[`/apis/batch/v1/namespaces/${LOOPS_NS}`, 'jobs'], [`/apis/apps/v1/namespaces/${LOOPS_NS}`, 'deployments'],
-      [`/apis/apps/v1/namespaces/${LOOPS_NS}`, 'statefulsets'], [`/apis/apps/v1/namespaces/${LOOPS_NS}`, 'replicasets'], [`/api/v1/namespaces/${LOOPS_NS}`, 'pods']]) {
-      await run.send(tenant, 'DELETE', `${base}/${plural}?labelSelector=${CASE_LABEL}%3Dc${run.n}&propagationPolicy=Background`);
-    }
-  });
+  }, () => deletePodMakers(run)); // extreme replica counts live for one case
 }
 
 // ---- section 3: CRDs and CEL ----
@@ -475,11 +475,12 @@ async function outside(): Promise<string> {
 /** What the run left in the fuzzed namespace, per kind (a few names, whether deleting, and their owners). */
 async function leftovers(): Promise<string> {
   const out: string[] = [];
-  for (const kind of Object.keys(KIND_INFO) as OwnKind[]) {
-    const items = (await http(r, 'GET', `${KIND_INFO[kind].base}/${KIND_INFO[kind].plural}?labelSelector=${CASE_LABEL}`)).json.items as any[];
+  const collections = [...(Object.keys(KIND_INFO) as OwnKind[]).map((k) => [KIND_INFO[k].base, KIND_INFO[k].plural]), ...POD_MAKERS.slice(2, 4)];
+  for (const [base, plural] of collections) {
+    const items = (await http(r, 'GET', `${base}/${plural}?labelSelector=${CASE_LABEL}`)).json.items as any[];
     const some = items.slice(0, 5).map((o) => `${o.metadata.name}${o.metadata.deletionTimestamp ? ' deleting' : ''}`
       + `${(o.metadata.ownerReferences ?? []).map((ref: any) => ` ←${ref.kind}/${ref.name}`).join('')}`);
-    out.push(`${items.length} ${KIND_INFO[kind].plural}${some.length ? ` [${some.join(', ')}${items.length > 5 ? ', …' : ''}]` : ''}`);
+    out.push(`${items.length} ${plural}${some.length ? ` [${some.join(', ')}${items.length > 5 ? ', …' : ''}]` : ''}`);
   }
   return out.join(', ');
 }
@@ -596,6 +597,11 @@ describe(`fuzzing the control loops (${PER_SECTION} cases per section, seed ${SE
     });
     console.log(`[fuzz-loops] quiet window: ${[...last].filter(([, d]) => d.syncs > 0).map(([q, d]) => `${q} ${d.syncs}`).join(', ') || 'no syncs'}; `
       + `left in ${LOOPS_NS}: ${await leftovers()}`);
+    // Every CRD a case deleted is gone: its objects were cleaned up and its finalizer removed.
+    await waitFor('the fuzzed CRDs to be gone', async () => {
+      const left = (await http(r, 'GET', CRDS)).json.items.filter((o: any) => o.metadata.name.endsWith(`.${CRD_GROUP}`));
+      return left.length === 0 ? true : undefined;
+    }, 30_000, 200);
     expect(await watchdog.take()).toEqual([]);
     expect(await outside()).toBe(clusterSnapshot);
     await expectWatchersConsistent(r, watched, (k) => k.startsWith(`${LOOPS_NS}/`));
