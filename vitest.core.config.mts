@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/core/**/*.test.ts', 'test/worker/**/*.test.ts', 'test/client/**/*.test.ts', 'test/controllers/**/*.test.ts'],
+    include: ['test/core/**/*.test.ts', 'test/worker/**/*.test.ts', 'test/client/**/*.test.ts', 'test/controllers/**/*.test.ts', 'test/robustness/**/*.test.ts'],
     environment: 'node',
   },
 });
