@@ -33,6 +33,9 @@ export interface Gateway {
   httpsUrl: string; // the same port over TLS, for kubectl
   caCert: string; // PEM of the self-signed certificate, for kubeconfig
   directUrl: string; // workerd's own HTTP port, without the dual-protocol hop (benchmarks)
+  // Starts a new Workers runtime process on the same state and ports, as a deploy restarts every object: each open
+  // socket and stream drops at once (also after the old process was killed; the robustness suite does both).
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,7 +47,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   Object.assign(bindings, opts.vars);
   if (opts.adminToken) bindings.ADMIN_TOKEN = opts.adminToken;
   if (opts.serviceAccountSigningKey) bindings.SERVICE_ACCOUNT_SIGNING_KEY = opts.serviceAccountSigningKey;
-  const mf = new Miniflare({
+  const options: ConstructorParameters<typeof Miniflare>[0] = {
     modules: true,
     scriptPath,
     compatibilityDate: workerOptions.compatibilityDate,
@@ -54,7 +57,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     durableObjectsPersist: join(opts.persistDir, 'durable-objects'),
     host: '127.0.0.1',
     port: 0,
-  });
+  };
+  const mf = new Miniflare(options);
   const upstream = await mf.ready;
   const tls = localCertificate(join(opts.persistDir, 'tls'));
   const listener = await listenDual(opts.port, Number(upstream.port), tls, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
@@ -66,6 +70,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     httpsUrl: `https://127.0.0.1:${port}`,
     caCert: tls.cert,
     directUrl: upstream.toString().replace(/\/$/, ''),
+    restart: async () => {
+      await mf.setOptions(options); // port 0 again: Miniflare keeps the port it had
+      await fetch(new URL('/healthz', upstream)).then((r) => r.text()).catch(() => undefined);
+    },
     stop: async () => {
       await listener.close();
       await mf.dispose();

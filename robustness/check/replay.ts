@@ -65,6 +65,12 @@ export class Replay {
     }
   }
 
+  /** The last revision ≤ upTo with a change in scope (the base if none). */
+  lastInScope(namespace: string, upTo: number): number {
+    for (let i = this.after(upTo) - 1; i >= 0; i--) if (inScope(this.events[i].key, namespace)) return this.events[i].rv;
+    return this.h.base;
+  }
+
   /** Every snapshot compared with the replayed state at its revision. */
   compare(snapshots: Snapshot[], check = 'ListMatchesHistory'): Violation[] {
     const out: Violation[] = [];

@@ -7,10 +7,12 @@
 //   Bookmarkable  a bookmark at r means every event up to r has been delivered: none ≤ r follows it, bookmarks
 //                 never go back, and never below the watch's start;
 //   Reliable      no event in scope is skipped between the start and the last revision the watch reached (event or
-//                 bookmark), and a watch still open when the run ended reached its final revision;
+//                 bookmark), and a watch still open when the run ended reached the run's last change in its scope;
 //   Resumable     a watch from revision S begins with the first change in scope after S;
-//   InitialEvents a watch-list's ADDED events before its initial-events-end bookmark at R are the state at R
-//                 (compared in the replay's sweep, as a list is).
+//   InitialEvents a watch-list's events before its initial-events-end bookmark at R — the initial ADDED objects,
+//                 then any changes that came meanwhile (kube-apiserver sends the bookmark on its next bookmark tick,
+//                 and client-go's reflector applies whatever came before it) — make the state at R (compared in
+//                 the replay's sweep, as a list is), each object the history's at its revision.
 
 import { inScope, sameObj, type Session } from './history';
 import { fmt, type Replay, type Snapshot, type Violation } from './replay';
@@ -41,10 +43,16 @@ export function checkSession(s: Session, replay: Replay): { violations: Violatio
     const end = events.findIndex((e) => e.type === 'BOOKMARK' && e.initialEnd);
     const initial = end < 0 ? events : events.slice(0, end);
     const items: Record<string, NonNullable<(typeof events)[number]['obj']>> = {};
+    const seen = new Set<number>();
     for (const e of initial) {
-      if (e.type === 'BOOKMARK') continue;
-      if (e.type !== 'ADDED' || !e.key || !e.obj) fail('InitialEvents', `initial event ${e.type} ${e.key ?? ''}@${e.rv} is not an ADDED object`);
-      else if (items[e.key]) fail('Unique', `initial events list ${e.key} twice`);
+      if (e.type === 'BOOKMARK' || e.type === 'ERROR' || !e.key || !e.obj) continue;
+      if (seen.has(e.rv)) fail('Unique', `${e.key}@${e.rv} delivered twice before the initial-events-end bookmark`);
+      seen.add(e.rv);
+      const h = replay.at(e.rv);
+      if (e.rv > replay.h.base && (!h || h.key !== e.key || (e.type === 'DELETED') !== (h.type === 'DELETED') || !sameObj(h.obj, e.obj))) {
+        fail('Atomic', `${e.type} ${e.key}@${e.rv} ${fmt(e.obj)} before the initial-events-end bookmark; the history has ${h ? `${h.type} ${h.key}@${h.rv} ${fmt(h.obj)}` : 'no change'} at ${e.rv}`);
+      }
+      if (e.type === 'DELETED') delete items[e.key];
       else items[e.key] = e.obj;
     }
     if (end < 0) return { violations, snapshots }; // ended before the initial state was complete
@@ -93,6 +101,7 @@ export function checkSession(s: Session, replay: Replay): { violations: Violatio
     for (const h of replay.range(s.namespace, start, reached)) if (!received.has(h.rv)) missing.push(`${h.type} ${h.key}@${h.rv}`);
     if (missing.length) fail('Reliable', `missed ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''} (reached ${reached})`);
   }
-  if (s.end === 'open' && reached < replay.h.final) fail('Reliable', `still open when the run ended, but it reached only revision ${reached} of ${replay.h.final}`);
+  const last = replay.lastInScope(s.namespace, replay.h.final);
+  if (s.end === 'open' && reached < last) fail('Reliable', `still open when the run ended, but it reached only revision ${reached} of ${last}`);
   return { violations, snapshots };
 }

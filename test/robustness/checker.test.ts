@@ -81,6 +81,8 @@ function good(): Builder {
   b.watch('from0', 0, [1, 2, 3, 4, 5].map((rv) => seen(b, rv)));
   b.watch('resumed', 2, [seen(b, 3), { type: 'BOOKMARK', rv: 3 }, seen(b, 4)]);
   b.watch('list', 'list', [{ ...seen(b, 3), type: 'ADDED' }, { type: 'BOOKMARK', rv: 3, initialEnd: true }, seen(b, 4), seen(b, 5)]);
+  // A change that arrives between the initial objects and the bookmark is part of the state the bookmark marks.
+  b.watch('list-late', 'list', [{ ...seen(b, 2), type: 'ADDED' }, seen(b, 3), { type: 'BOOKMARK', rv: 3, initialEnd: true }, seen(b, 4)]);
   return b;
 }
 
