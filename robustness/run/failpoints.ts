@@ -136,3 +136,37 @@ export function failpoint(name: string): Failpoint {
 }
 
 export const OUTSIDE = FAILPOINTS.filter((f) => f.where === 'outside').map((f) => f.name);
+
+/**
+ * When each enabled fault acts, from the seed: moment faults each at least once (in a long run one every ~20 s,
+ * cycling through them in shuffled rounds), one per slot between a warm-up and a cool-down; window faults on for
+ * about a third of each minute, in pieces of up to 20 s. Setting faults need no schedule (their vars apply to the
+ * whole run).
+ */
+export function schedule(faults: Failpoint[], durationMs: number, rng: Rng): { moments: { at: number; f: Failpoint }[]; windows: { from: number; to: number; f: Failpoint }[] } {
+  const warm = Math.min(4000, durationMs * 0.1);
+  const cool = Math.min(4000, durationMs * 0.1);
+  const span = durationMs - warm - cool;
+  const moment = faults.filter((f) => f.kind === 'moment');
+  const count = moment.length ? Math.max(moment.length, Math.floor(span / 20_000)) : 0;
+  const order: Failpoint[] = [];
+  while (order.length < count) {
+    const round = [...moment];
+    for (let i = round.length - 1; i > 0; i--) {
+      const j = Math.floor(rng.next() * (i + 1));
+      [round[i], round[j]] = [round[j], round[i]];
+    }
+    order.push(...round.slice(0, count - order.length));
+  }
+  const slot = span / Math.max(1, count);
+  const moments = order.map((f, i) => ({ at: warm + slot * i + slot * (0.1 + 0.5 * rng.next()), f }));
+  const windows: { from: number; to: number; f: Failpoint }[] = [];
+  for (const f of faults.filter((x) => x.kind === 'window')) {
+    for (let t = warm; t < durationMs - cool; t += 60_000) {
+      const len = Math.min(20_000, span / 3);
+      const from = t + rng.next() * Math.max(0, Math.min(60_000, durationMs - cool - t) - len);
+      windows.push({ from, to: from + len, f });
+    }
+  }
+  return { moments, windows };
+}

@@ -12,7 +12,7 @@ import { startGateway, type Gateway } from '../../scripts/gateway';
 import { checkHistory, explain, type Violation } from '../check';
 import type { History, HistoryEvent, Obj, TypeHistory } from '../check/history';
 import { Workloads } from './end-state';
-import { failpoint, type Failpoint } from './failpoints';
+import { failpoint, schedule, workerdPids } from './failpoints';
 import { CONFIGMAPS, Recorder, recordWrite, send, targets, WIDGET_CRD, WIDGETS, type TypeSpec } from './recorder';
 import { Rng } from './rng';
 import { crudClient, KubernetesProfile, watchClient, type TrafficContext } from './traffic';
@@ -49,33 +49,6 @@ const NAMES = ['k0', 'k1', 'k2', 'k3', 'k4'];
 const RECOVERY_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The moments moment-faults fire at and the windows window-faults are on for, from the seed. */
-export function schedule(faults: Failpoint[], durationMs: number, rng: Rng): { moments: { at: number; f: Failpoint }[]; windows: { from: number; to: number; f: Failpoint }[] } {
-  const warm = Math.min(4000, durationMs * 0.1);
-  const cool = Math.min(4000, durationMs * 0.1);
-  const span = durationMs - warm - cool;
-  const moment = faults.filter((f) => f.kind === 'moment');
-  // Every enabled fault at least once; in a long run, one every ~20 s, cycling through them in a seeded order.
-  const count = Math.max(moment.length, Math.floor(span / 20_000));
-  const order: Failpoint[] = [];
-  while (order.length < count) {
-    const round = [...moment].sort(() => rng.next() - 0.5);
-    order.push(...round.slice(0, count - order.length));
-  }
-  const slot = span / Math.max(1, count);
-  const moments = order.map((f, i) => ({ at: warm + slot * i + slot * (0.1 + 0.5 * rng.next()), f }));
-  const windows: { from: number; to: number; f: Failpoint }[] = [];
-  for (const f of faults.filter((x) => x.kind === 'window')) {
-    // On for about a third of the run, in pieces of up to 20 s.
-    for (let t = warm; t < durationMs - cool; t += 60_000) {
-      const len = Math.min(20_000, span / 3);
-      const from = t + rng.next() * Math.max(0, Math.min(60_000, durationMs - cool - t) - len);
-      windows.push({ from, to: from + len, f });
-    }
-  }
-  return { moments, windows };
-}
 
 /** Writes `h` as JSON (Infinity as a string, which JSON lacks). */
 export function saveHistory(path: string, h: History): void {
@@ -159,12 +132,41 @@ export async function runRobustness(opts: RunOptions): Promise<RunResult> {
       replicaNames: types.flatMap((t) => LOCATIONS.map((l) => `${t.name}@${l}#0`)),
     };
     const restarts: { at: number; until: number }[] = [];
+    // The runtime must never die on its own: a crash is a finding (recorded, then the runtime is started again on
+    // the same state so the run, and its checks, go on).
+    let faultRunning = false;
+    const watchdog = (async () => {
+      let silent = 0; // consecutive health probes unanswered
+      while (running) {
+        await sleep(1000);
+        if (!running || faultRunning) continue;
+        const alive = workerdPids().length > 0;
+        if (alive) {
+          const ok = await send(rec, 'GET', '/healthz', undefined, {}, 5000).then((r) => r.status === 200, () => false);
+          silent = ok || faultRunning ? 0 : silent + 1;
+          if (silent < 3) continue;
+        }
+        silent = 0;
+        const at = rec.now();
+        harness.push({ check: alive ? 'RuntimeStuck' : 'RuntimeCrash', subject: 'workerd',
+          message: alive ? `the gateway stopped answering /healthz (3 probes of 5 s) at ${(at / 1000).toFixed(1)} s with no fault injected`
+            : `the workerd process died at ${(at / 1000).toFixed(1)} s with no fault injected (its last words are in the log above)` });
+        log(`${(at / 1000).toFixed(1)} s: the runtime ${alive ? 'stopped answering' : 'died'} on its own; starting it again`);
+        faultRunning = true;
+        await gateway.restart().catch((e) => log(`restart after the crash failed: ${e}`));
+        faultRunning = false;
+        restarts.push({ at, until: rec.now() });
+      }
+    })();
     const timeline = (async () => {
       const events = [
         ...plan.moments.map((m) => ({ at: m.at, run: async () => {
+          while (faultRunning) await sleep(100);
+          faultRunning = true;
           const at = rec.now();
           const detail = await m.f.inject!(faultCtx).catch((e) => `failed: ${e}`);
           const until = rec.now();
+          faultRunning = false;
           rec.faults.push({ name: m.f.name, at, until, detail });
           if (m.f.name.startsWith('runtime.')) restarts.push({ at, until });
           log(`${(at / 1000).toFixed(1)} s: ${m.f.name} (${detail}, ${(until - at).toFixed(0)} ms)`);
@@ -184,9 +186,12 @@ export async function runRobustness(opts: RunOptions): Promise<RunResult> {
         await e.run();
       }
     })();
+    const progress = setInterval(() => log(`${(rec.now() / 1000).toFixed(0)} s: ${rec.ops.length} operations, ${rec.sessions.length} watch sessions`), 15_000);
     await sleep(opts.durationMs);
     await timeline;
+    clearInterval(progress);
     running = false;
+    await watchdog;
     await Promise.all([...clients, k8s.stop()]);
     for (const f of opts.faults.filter((n) => failpoint(n).kind === 'setting')) rec.faults.push({ name: f, at: 0, until: rec.now() });
 
@@ -195,6 +200,7 @@ export async function runRobustness(opts: RunOptions): Promise<RunResult> {
     const finals: Record<string, number> = {};
     for (const t of types) {
       for (const ns of NAMESPACES) {
+        const giveUp = Date.now() + 60_000;
         for (let attempt = 0; ; attempt++) {
           const w = `final.${ns}.${attempt}`;
           const op = await recordWrite(rec, 'final', t, { op: 'create', key: `${ns}/final-${attempt}`, sets: { w }, finalizers: false }, 'POST', t.path(ns), t.body(ns, `final-${attempt}`, w));
@@ -202,7 +208,7 @@ export async function runRobustness(opts: RunOptions): Promise<RunResult> {
             finals[t.name] = Math.max(finals[t.name] ?? 0, op.result!.rv!);
             break;
           }
-          if (attempt > 50) throw new Error(`the closing write to ${t.name} in ${ns} never succeeded: ${op.note}`);
+          if (Date.now() > giveUp) throw new Error(`the closing write to ${t.name} in ${ns} never succeeded: ${op.note}`);
           await sleep(200);
         }
       }

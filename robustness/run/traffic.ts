@@ -145,7 +145,7 @@ async function cutResponse(ctx: TrafficContext, type: TypeSpec, ns: string, targ
   const ac = new AbortController();
   try {
     const res = await fetch(`${ctx.rec.url}${type.path(ns)}${watch ? '?watch=true' : '?limit=2'}`, {
-      headers: { authorization: `Bearer ${ctx.rec.token}`, ...target.headers }, signal: ac.signal,
+      headers: { authorization: `Bearer ${ctx.rec.token}`, ...target.headers }, signal: AbortSignal.any([ac.signal, AbortSignal.timeout(10_000)]),
     });
     const reader = res.body?.getReader();
     await reader?.read();

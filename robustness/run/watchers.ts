@@ -23,6 +23,8 @@ export interface WatchSpec {
   ping?: boolean;
 }
 
+const OPEN_TIMEOUT_MS = 15_000;
+
 export class WatchConnection {
   readonly session: Session;
   readonly done: Promise<void>;
@@ -117,11 +119,26 @@ export class WatchConnection {
     this.finish();
   }
 
-  /** Opens the connection: resolves once the server accepted the watch (200 or the WebSocket upgrade). */
-  open(): Promise<void> {
+  /**
+   * Opens the connection: resolves once the server accepted the watch (200 or the WebSocket upgrade); a server that
+   * has not answered in OPEN_TIMEOUT_MS gets the connection cut and the open fails, so no client waits forever.
+   */
+  async open(): Promise<void> {
     this.rec.sessions.push(this.session);
     const headers = { authorization: `Bearer ${this.rec.token}`, ...this.spec.target.headers };
-    return this.spec.transport === 'http' ? this.openHttp(headers) : this.openWs(headers);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.closer(false);
+        this.ended0('error');
+        reject(new Error(`watch not answered in ${OPEN_TIMEOUT_MS} ms`));
+      }, OPEN_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.spec.transport === 'http' ? this.openHttp(headers) : this.openWs(headers), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private openHttp(headers: Record<string, string>): Promise<void> {
@@ -177,7 +194,9 @@ export class WatchConnection {
     return new Promise((resolve, reject) => {
       ws.on('open', () => resolve());
       ws.on('message', (data) => {
-        this.handle(data.toString());
+        const text = data.toString();
+        if (text === 'pong') return;
+        this.handle(text);
         if (!paused && this.spec.ping && ws.readyState === WebSocket.OPEN) ws.send('ping');
       });
       ws.on('close', (code) => this.ended0(code === 1000 ? 'server' : 'error'));
@@ -332,6 +351,7 @@ export async function recordGet(rec: Recorder, client: string, type: TypeSpec, t
 export class Informer {
   readonly cache = new Map<string, import('../check/history').Obj>();
   private watcher: ResumingWatcher | undefined;
+  private stopped = false;
   private readonly handlers: ((key: string, e: WatchEvent) => void)[] = [];
 
   constructor(private readonly rec: Recorder, readonly name: string, readonly type: TypeSpec, readonly namespace: string,
@@ -341,8 +361,8 @@ export class Informer {
     this.handlers.push(f);
   }
 
-  private async list(): Promise<number> {
-    for (;;) {
+  private async list(): Promise<number | undefined> {
+    while (!this.stopped) {
       const op = await recordList(this.rec, this.name, this.type, this.target, this.namespace, '', { limit: this.rng.int(2, 6) });
       if (op.outcome === 'ok') {
         this.cache.clear();
@@ -351,10 +371,12 @@ export class Informer {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
+    return undefined;
   }
 
   async start(): Promise<void> {
     const rv = await this.list();
+    if (rv === undefined) return;
     this.watcher = new ResumingWatcher(this.rec, { type: this.type, namespace: this.namespace, target: this.target, transport: this.transport, start: rv, watcher: this.name, ping: this.ping }, this.rng, {
       onEvent: (e) => {
         if (!e.key || !e.obj) return;
@@ -367,6 +389,7 @@ export class Informer {
   }
 
   stop(): Promise<void> {
+    this.stopped = true;
     return this.watcher?.stop('open') ?? Promise.resolve();
   }
 
