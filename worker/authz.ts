@@ -8,8 +8,8 @@ import { queryBool } from '../core/query-bool';
 import { forbidden, forbiddenPath, statusResponse, tooManyRequests } from '../core/status';
 import { forbiddenReason, isPrivileged, type UserInfo } from '../core/rbac/authorize';
 import type { RequestAttributes } from '../core/rbac/rules';
-import { AUTHORIZER_PREFIX } from '../durable-objects/replication';
-import type { Admission, Impersonation } from '../durable-objects/authorizer';
+import type { Admission, Impersonation } from '../contract/rpc';
+import { authorizerName, authorizerStub } from '../contract/names';
 import { impersonatedUser, impersonationAttributes, internalErrorText, parseImpersonation } from '../core/auth/impersonation';
 import { auditDecision, auditImpersonation } from './audit';
 import type { AppEnv, Bindings } from './env';
@@ -88,15 +88,15 @@ export function resourceAttributes(info: Pick<ResourceRequest, 'verb' | 'group' 
 /** Users are spread over AUTHZ_SHARDS authorizers by a hash of their name; each follows RBAC itself. */
 export function authorizerFor(env: Bindings, settings: Settings, user: UserInfo) {
   const shards = settings.authzShards;
-  const name = `${AUTHORIZER_PREFIX}${fnv1a32(user.username) % shards}`;
-  return { name, stub: env.AUTHORIZER.get(env.AUTHORIZER.idFromName(name)) };
+  const name = authorizerName(fnv1a32(user.username) % shards);
+  return { name, stub: authorizerStub(env, name) };
 }
 
 /** Every shard, for read-your-writes after an RBAC change. */
 export function allAuthorizers(env: Bindings, settings: Settings) {
   const shards = settings.authzShards;
   return Array.from({ length: shards }, (_, i) => {
-    const name = `${AUTHORIZER_PREFIX}${i}`;
-    return { name, stub: env.AUTHORIZER.get(env.AUTHORIZER.idFromName(name)) };
+    const name = authorizerName(i);
+    return { name, stub: authorizerStub(env, name) };
   });
 }

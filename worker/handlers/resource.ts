@@ -7,7 +7,7 @@ import { groupResource, lookupGroupResource, type ResourceType } from '../../cor
 import { badRequest, forbidden, invalid, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
 import { toTableIsolated } from '../../core/tables/isolated';
 import { logRenderError } from '../../core/list/render';
-import type { StoreReply } from '../../durable-objects/resource-store';
+import type { StoreReply } from '../../contract/rpc';
 import type { WriteRequest } from '../../core/writes';
 import { parseSelectors } from '../../core/list/options';
 import { optionalQueryBool } from '../../core/query-bool';
@@ -25,7 +25,7 @@ import { allAuthorizers, authorizerFor, resourceAttributes } from '../authz';
 import { forbiddenReason } from '../../core/rbac/authorize';
 import { isApplyPatch } from '../../core/apply/apply-body';
 import { clientKey, mayChooseReplica, replicaFor, servableByReplica } from '../replicas';
-import { forwardedCrdRevision } from '../../durable-objects/crd-source';
+import { forwardedCrdRevision } from '../../contract/crd-types';
 import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
 import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
 import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
