@@ -12,6 +12,14 @@
 // ReplicaSet then holds one worker, has at most 2 requests ahead of anyone else's, and adds at most 20 pods a
 // second to what the scheduler and kubelets must do; its next burst waits until the informer has shown the
 // last one (expectations), while other keys get the other workers.
+//
+// Pod changes that can only move status (a pod bound, started, ready; a create observed while the burst's
+// other creates are still unseen) wake the ReplicaSet after POD_UPDATE_BATCH_MS, all of them in that window
+// together, as kube's Job controller batches its pod updates (job_controller.go syncJobBatchPeriod, 1 s):
+// one status write per window instead of one per pod. Issue 20 measured 1.02 ReplicaSet and 1.02
+// Deployment status writes per pod of a 1,000-replica rollout without it. What needs action wakes it at once:
+// the create that satisfies the expectations (the next burst), a pod deleted or being deleted (its replacement),
+// a pod whose labels or controller changed (adoption, release).
 
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
@@ -161,6 +169,8 @@ export interface ReplicaSetDeps {
   kind?: ReplicaKind; // REPLICA_SET_KIND unless given
 }
 
+export const POD_UPDATE_BATCH_MS = 1000;
+
 export class ReplicaSetController {
   private readonly k: ReplicaKind;
   readonly queue: WorkQueue;
@@ -210,14 +220,16 @@ export class ReplicaSetController {
     const key = this.ownerKey(pod);
     if (key) {
       this.expectations.creationObserved(key);
-      this.queue.add(key);
+      if (this.expectations.satisfied(key)) this.queue.add(key);
+      else this.queue.addAfter(key, POD_UPDATE_BATCH_MS);
     } else if (!controllerOf(pod)) {
       this.enqueueMatching(pod);
     }
   }
 
   private updatePod(pod: KubeObject, old: KubeObject): void {
-    if (isDeleting(pod) && !isDeleting(old)) {
+    const deleting = isDeleting(pod) && !isDeleting(old);
+    if (deleting) {
       const key = this.ownerKey(pod);
       if (key) this.expectations.deletionObserved(key, objectKey(pod));
     }
@@ -228,8 +240,11 @@ export class ReplicaSetController {
       this.queue.add(oldKey);
     }
     const key = this.ownerKey(pod);
-    if (key) this.queue.add(key);
-    else if (!ref && (JSON.stringify(labelsOf(pod)) !== JSON.stringify(labelsOf(old)) || oldRef)) this.enqueueMatching(pod);
+    if (key) {
+      const labelsChanged = JSON.stringify(labelsOf(pod)) !== JSON.stringify(labelsOf(old));
+      if (deleting || labelsChanged || oldRef?.uid !== ref?.uid) this.queue.add(key);
+      else this.queue.addAfter(key, POD_UPDATE_BATCH_MS);
+    } else if (!ref && (JSON.stringify(labelsOf(pod)) !== JSON.stringify(labelsOf(old)) || oldRef)) this.enqueueMatching(pod);
   }
 
   private deletePod(pod: KubeObject): void {
