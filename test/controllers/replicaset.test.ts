@@ -246,7 +246,7 @@ describe('ReplicaSetController.sync', () => {
     expect(c.queue.len()).toBe(1); // back for the rest, behind the other keys
   });
 
-  it('batches pod changes that only move status into one sync per window, and wakes at once for a burst\'s last create, a deletion or a label change', async () => {
+  it('batches pod changes that only move status into one sync per window (a quiet ReplicaSet\'s first ready pod at once), and wakes at once for a burst\'s last create, a deletion or a label change', async () => {
     const { clock, api, c, pods } = setup(3);
     const take = async () => { const k = await c.queue.get(); c.queue.done(k!); return k; };
     await take(); // the key the informer queued for the ReplicaSet
@@ -262,10 +262,21 @@ describe('ReplicaSetController.sync', () => {
     clock.advance(POD_UPDATE_BATCH_MS); // the window the first adds opened ends (a delaying queue's timer stays set)
     expect(c.queue.len()).toBe(1);
     await take();
-    // Three pods go Running and Ready: one sync for all, a window later.
-    for (let i = 0; i < 3; i++) pods.add(pod(`p${i}`, { node: 'n1', phase: 'Running', ready: true }));
+    // Bound, nothing that moves status yet: a window later.
+    for (let i = 0; i < 3; i++) pods.add(pod(`p${i}`, { node: 'n1' }));
     expect(c.queue.len()).toBe(0);
-    clock.advance(POD_UPDATE_BATCH_MS - 1);
+    clock.advance(POD_UPDATE_BATCH_MS);
+    expect(c.queue.len()).toBe(1);
+    await take();
+    // Ready: the first wakes the quiet ReplicaSet at once; the next two share one wake when its window ends.
+    pods.add(pod('p0', { node: 'n1', phase: 'Running', ready: true }));
+    expect(c.queue.len()).toBe(1);
+    await take();
+    clock.advance(100);
+    pods.add(pod('p1', { node: 'n1', phase: 'Running', ready: true }));
+    pods.add(pod('p2', { node: 'n1', phase: 'Running', ready: true }));
+    expect(c.queue.len()).toBe(0);
+    clock.advance(POD_UPDATE_BATCH_MS - 101);
     expect(c.queue.len()).toBe(0);
     clock.advance(1);
     expect(c.queue.len()).toBe(1);
