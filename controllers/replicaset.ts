@@ -252,12 +252,15 @@ export class ReplicaSetController {
     } else if (!ref && (JSON.stringify(labelsOf(pod)) !== JSON.stringify(labelsOf(old)) || oldRef)) this.enqueueMatching(pod);
   }
 
-  /** At once if the last readiness wake is a window old, else when that window ends (one wake covers all in it). */
+  /**
+   * At once if the last readiness wake is a window old, else when that window ends (one wake covers all in it).
+   * Always asked of the queue, never assumed: it keeps one timer per key, the earliest, so a wake planned
+   * for later may have been folded into an earlier timer that has fired since.
+   */
   private wakeForStatus(key: string): void {
     const now = this.d.clock.now();
     const last = this.statusWake.get(key);
-    if (last !== undefined && last > now) return; // a wake is due: it will see this change too
-    const next = last === undefined ? now : Math.max(now, last + POD_UPDATE_BATCH_MS);
+    const next = last === undefined ? now : last > now ? last : Math.max(now, last + POD_UPDATE_BATCH_MS);
     this.statusWake.set(key, next);
     this.queue.addAfter(key, next - now);
   }

@@ -289,6 +289,27 @@ describe('ReplicaSetController.sync', () => {
     expect(c.queue.len()).toBe(1);
   });
 
+  it('never loses a readiness wake that the queue folded into an earlier timer', async () => {
+    const { clock, c, pods } = setup(3);
+    const take = async () => { const k = await c.queue.get(); c.queue.done(k!); return k; };
+    for (let i = 0; i < 3; i++) pods.add(pod(`p${i}`, {}));
+    await take();
+    pods.add(pod('p0', { node: 'n1' })); // bound: a wake a window later (t = 1000)
+    clock.advance(900);
+    pods.add(pod('p1', { node: 'n1', phase: 'Running', ready: true })); // quiet: at once
+    expect(c.queue.len()).toBe(1);
+    await take();
+    clock.advance(50);
+    pods.add(pod('p2', { node: 'n1', phase: 'Running', ready: true })); // planned for t = 1900, folded into t = 1000
+    clock.advance(50);
+    expect(c.queue.len()).toBe(1);
+    await take();
+    clock.advance(100);
+    pods.add(pod('p0', { node: 'n1', phase: 'Running', ready: true })); // t = 1100: must still get its wake
+    clock.advance(800);
+    expect(c.queue.len()).toBe(1);
+  });
+
   it('forgets the expectations of a deleted ReplicaSet', async () => {
     const { c, rsInformer, rs } = setup(2);
     await c.sync('ns/web-abc');
