@@ -3,7 +3,7 @@
 
 import { apiVersionOf, type ResourceType } from './registry';
 import {
-  alreadyExists, badRequest, conflict, generateNameConflict, invalid, notFound,
+  alreadyExists, badRequest, conflict, createdStatus, generateNameConflict, invalid, notFound,
   OPTIMISTIC_LOCK_MESSAGE, requestEntityTooLarge, StatusError, success, unsupportedMediaType, type Status,
 } from './status';
 import {
@@ -30,7 +30,7 @@ import { APPLY_PATCH_CONTENT_TYPE, checkPatchOptions, checkWriteOptions, isApply
 import { managerOrUserAgent } from './apply/manager-name';
 import { deletionFinalizers } from './gc-finalizers';
 import { isNamespaceType, markNamespaceDeleting, mergeFinalize, namespaceHeld } from './namespaces/deletion';
-import { bindPod, BINDING_SUCCESS } from './pods/binding';
+import { bindPod } from './pods/binding';
 import { addDefaultTolerations } from './pods/default-tolerations';
 import { gracefulPodDelete } from './pods/graceful-delete';
 
@@ -228,7 +228,7 @@ function update(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { v
     // POST pods/<name>/binding, which the front door hands over as an update of the pod (core/pods/binding.ts).
     const key = objectKey(req.namespace, req.name);
     store.commit('MODIFIED', key, bindPod(store.get(key), req.name, req.body, env.now));
-    return { code: 201, body: BINDING_SUCCESS };
+    return { code: 201, body: createdStatus() };
   }
   checkSubresource(env.type, req.subresource);
   const current = existing(store, env.type, req.namespace, req.name);

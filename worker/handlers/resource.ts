@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import { groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
-import { badRequest, forbidden, invalid, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
+import { badRequest, createdStatus, forbidden, invalid, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
 import { toTableIsolated } from '../../core/tables/isolated';
 import { logRenderError } from '../../core/list/render';
 import type { StoreReply } from '../../durable-objects/resource-store';
@@ -31,7 +31,7 @@ import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
 import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
 import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '../../core/events-view';
 import { validateEventsV1Create } from '../../core/validation/events-v1';
-import { evictionDeleteOptions, EVICTION_SUCCESS } from '../../core/pods/eviction';
+import { evictionDeleteOptions } from '../../core/pods/eviction';
 import { deleteCollectionResponse } from './delete-collection';
 
 type Ctx = Context<AppEnv>;
@@ -206,7 +206,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     return deleteCollectionResponse(c.env, type, req, options, async (last) => void await settle(c, type, info.verb, dryRun, last));
   }
   const result = await settle(c, type, info.verb, dryRun, await storeFor(c.env, type).write(groupResource(type), req, options));
-  if (evicting && result.ok) return json(201, JSON.stringify(EVICTION_SUCCESS));
+  if (evicting && result.ok) return json(201, JSON.stringify(createdStatus()));
   return reply(result);
 }
 
