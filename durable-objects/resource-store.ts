@@ -17,6 +17,7 @@ import { entriesAt, readPage } from '../core/list/query';
 import { formatRevision } from '../core/revision';
 import { renderList, type ListFormat } from '../core/list/render';
 import { scaleOf } from '../core/scale';
+import { jsonInView } from '../core/views/view';
 import { pickDeletePage } from '../core/list/delete-collection-page';
 import type { FieldValidation } from '../core/validation/known-fields';
 import { WATCH_HEADERS } from '../core/watch/headers';
@@ -37,6 +38,7 @@ export interface GetRequest {
   name: string;
   subresource: string;
   crdRevision?: number; // custom types: the CRD store revision the front door knows (worker/crd-sync.ts)
+  view?: string; // the apiVersion to answer in, when not the store's (core/views/view.ts)
 }
 
 export interface ListRequest {
@@ -124,7 +126,7 @@ export class ResourceStore extends DurableObject<StoreEnv> {
       const entry = this.cache.state.get(objectKey(req.namespace, req.name));
       if (!entry) throw new StatusError(notFound(type, req.name));
       if (req.subresource === 'scale') return { code: 200, body: JSON.stringify(scaleOf(JSON.parse(entry.json), type.custom?.scale)) };
-      return { code: 200, body: entry.json };
+      return { code: 200, body: jsonInView(type, req.view, entry.json) };
     });
   }
 
