@@ -9,7 +9,6 @@ import { objectKey } from '../object-key';
 import { recordWrite } from '../apply/record-write';
 import { decodeWritten, parseWrittenBody } from './decode';
 import { checkSize } from './stored';
-import { strategyEnv } from './strategy-env';
 import type { CreateRequest, WriteContext, WriteResponse, WriteStore } from './types';
 
 // apiserver registry/generic/registry/store.go: retries of a generateName collision (RetryGenerateName).
@@ -18,13 +17,13 @@ const GENERATE_NAME_MAX_BASE = 58;
 
 export function create(store: WriteStore, ctx: WriteContext, req: CreateRequest): WriteResponse {
   const { body, source } = parseWrittenBody(ctx, req.body);
-  return createObject(store, ctx, req.namespace, decodeWritten(store, ctx, body, source), true);
+  return createObject(store, ctx, req.namespace, decodeWritten(ctx, body, source), true);
 }
 
 /** Stores a new object; `track` is false when managedFields were already set (create by apply). */
 export function createObject(store: WriteStore, ctx: WriteContext, namespace: string, obj: KubeObject, track: boolean): WriteResponse {
   const { type, strategy } = ctx;
-  const env = strategyEnv(store, ctx);
+  const env = ctx.strategyEnv;
   reconcileNamespace(type, obj, namespace);
   ctx.guard?.(obj, undefined);
   const m = obj.metadata;

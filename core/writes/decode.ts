@@ -6,8 +6,7 @@
 import { asTypedObject, type KubeObject } from '../object-meta';
 import { decodeObject, parseObjectBody } from '../validation/known-fields';
 import type { DecodeSource } from '../strategies/strategy';
-import { strategyEnv } from './strategy-env';
-import type { WriteContext, WriteStore } from './types';
+import type { WriteContext } from './types';
 
 // The Scale objects of /scale, decoded against their own schema.
 export const SCALE = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
@@ -26,8 +25,8 @@ export function parseWrittenBody(ctx: WriteContext, text: string, scale = false)
 }
 
 /** `obj` (a parsed body, a patched or applied object) as the type's decoder makes it; `source` words its errors. */
-export function decodeWritten(store: WriteStore, ctx: WriteContext, obj: unknown, source: DecodeSource): KubeObject {
-  return ctx.strategy.decode(asTypedObject(ctx.type, obj), strategyEnv(store, ctx), source);
+export function decodeWritten(ctx: WriteContext, obj: unknown, source: DecodeSource): KubeObject {
+  return ctx.strategy.decode(asTypedObject(ctx.type, obj), ctx.strategyEnv, source);
 }
 
 /** A Scale written to /scale, decoded against the Scale schema: wrong types refused, unknown fields by fieldValidation. */

@@ -9,7 +9,6 @@ import { objectKey } from '../object-key';
 import { deletionFinalizers } from '../gc-finalizers';
 import { jsonDepthError } from '../encoding/json-depth';
 import { existing } from './stored';
-import { strategyEnv } from './strategy-env';
 import type { DeleteQuery, DeleteRequest, WriteContext, WriteResponse, WriteStore } from './types';
 
 export interface DeleteOptions {
@@ -21,7 +20,7 @@ export interface DeleteOptions {
 
 export function deleteOne(store: WriteStore, ctx: WriteContext, req: DeleteRequest): WriteResponse {
   const { type, strategy } = ctx;
-  const env = strategyEnv(store, ctx);
+  const env = ctx.strategyEnv;
   const current = existing(store, type, req.namespace, req.name);
   const options = parseDeleteOptions(req.body);
   checkPreconditions(type.kind, current, options);
@@ -84,7 +83,7 @@ export function withPropagation(ctx: WriteContext, current: KubeObject, options:
 export function remove(store: WriteStore, ctx: WriteContext, current: KubeObject, stored: KubeObject = current): unknown {
   const { type } = ctx;
   const key = objectKey(current.metadata.namespace ?? '', current.metadata.name!);
-  const own = ctx.strategy.delete?.(current, strategyEnv(store, ctx));
+  const own = ctx.strategy.delete?.(current, ctx.strategyEnv);
   if (own) return own === current ? current : store.commit('MODIFIED', key, own);
   if (current.metadata.finalizers?.length) {
     if (current.metadata.deletionTimestamp) {

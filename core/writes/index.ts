@@ -7,6 +7,7 @@ import { checkPatchOptions, checkWriteOptions, isApplyPatch } from '../apply/app
 import { managerOrUserAgent } from '../apply/manager-name';
 import { strategyFor } from '../strategies';
 import { viewFor } from '../views/view';
+import { strategyEnv } from './strategy-env';
 import { create } from './create';
 import { update } from './update';
 import { patch } from './patch';
@@ -20,7 +21,8 @@ export function executeWrite(store: WriteStore, env: WriteEnv, req: WriteRequest
   if (req.verb === 'create' || req.verb === 'update') checkWriteOptions(req.verb === 'create' ? 'CreateOptions' : 'UpdateOptions', req.fieldManager);
   if (req.verb === 'patch') checkPatchOptions(isApplyPatch(req.patchType), req.fieldManager, req.force);
   const view = viewFor(env.type, req.view);
-  const ctx: WriteContext = { ...env, strategy: strategyFor(env.type), manager: managerOrUserAgent(req.fieldManager, req.userAgent), view };
+  const ctx = { ...env, strategy: strategyFor(env.type), manager: managerOrUserAgent(req.fieldManager, req.userAgent), view } as WriteContext;
+  ctx.strategyEnv = strategyEnv(store, ctx);
   const res = dispatch(store, ctx, req);
   return view ? { ...res, body: view.fromStorage(res.body) } : res;
 }

@@ -39,7 +39,7 @@ export function patch(store: WriteStore, ctx: WriteContext, req: PatchRequest): 
   const patchValue = () => (converter ? goValue(patchDoc)
     : JSON.stringify(patchedFrom(existing(store, type, req.namespace, req.name), decodePatchBody(patchType, body))));
   if (scale) return replaceScale(store, ctx, current, decodeScale(ctx, patched, { patchValue, converter }));
-  return replace(store, ctx, current, decodeWritten(store, ctx, patched, { patchValue, converter }), req.subresource);
+  return replace(store, ctx, current, decodeWritten(ctx, patched, { patchValue, converter }), req.subresource);
 }
 
 /** Server-side apply: the field manager merges and says what to write; creates are 201, /scale answers its Scale. */
@@ -49,7 +49,7 @@ function apply(store: WriteStore, ctx: WriteContext, req: PatchRequest, body: st
     type: ctx.type, now: ctx.now, manager: ctx.manager, view: ctx.view?.apiVersion,
     fieldValidation: ctx.fieldValidation, warnings: ctx.warnings,
     // The merged object decoded as a POST or PUT body is, so the same 422s follow.
-    decode: (obj) => decodeWritten(store, ctx, obj, { patchValue: () => JSON.stringify(obj) }),
+    decode: (obj) => decodeWritten(ctx, obj, { patchValue: () => JSON.stringify(obj) }),
   }, { ...req, body });
   if (plan.verb === 'create') return createObject(store, ctx, req.namespace, plan.object, false);
   const result = replace(store, ctx, plan.current, plan.object, req.subresource, false);

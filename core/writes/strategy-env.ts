@@ -1,5 +1,5 @@
-// Core: what a write's strategy hooks see of it (core/strategies/strategy.ts StrategyEnv), made from the store and the
-// write's context; the store's other objects and the Services' allocations are read only if a hook asks.
+// Core: what a write's strategy hooks see of it (core/strategies/strategy.ts StrategyEnv), made once per write from the
+// store and the write's context; the store's other objects and the Services' allocations are read only if a hook asks.
 
 import { objectKey } from '../object-key';
 import { seededRandom } from '../admission/service-allocation';
@@ -7,7 +7,7 @@ import { ServiceAllocations } from '../admission/service-ranges';
 import type { StrategyEnv } from '../strategies/strategy';
 import type { WriteContext, WriteStore } from './types';
 
-export function strategyEnv(store: WriteStore, ctx: WriteContext): StrategyEnv {
+export function strategyEnv(store: WriteStore, ctx: Omit<WriteContext, 'strategyEnv'>): StrategyEnv {
   return {
     type: ctx.type,
     now: ctx.now,

@@ -8,7 +8,7 @@ import type { ParsedSelectors } from '../list/options';
 import type { WriteGuard } from '../rbac/escalation';
 import type { FieldValidation } from '../validation/known-fields';
 import type { ServiceAllocations } from '../admission/service-ranges';
-import type { WriteStrategy } from '../strategies/strategy';
+import type { StrategyEnv, WriteStrategy } from '../strategies/strategy';
 import type { ApiView } from '../views/view';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -39,6 +39,7 @@ export interface WriteEnv {
 /** One write as the verb modules see it: the store's environment and what executeWrite resolved from the request. */
 export interface WriteContext extends WriteEnv {
   strategy: WriteStrategy;
+  strategyEnv: StrategyEnv; // what the strategy's hooks see (./strategy-env.ts)
   manager: string; // the field manager of this write (fieldManager, else the User-Agent's prefix)
   view?: ApiView; // the API the request speaks, when the store's type is not it (core/views)
 }

@@ -10,7 +10,6 @@ import { scaleOf, withScale } from '../scale';
 import { recordWrite } from '../apply/record-write';
 import { decodeScale, decodeWritten, parseWrittenBody } from './decode';
 import { checkSize, checkSubresource, existing } from './stored';
-import { strategyEnv } from './strategy-env';
 import type { UpdateRequest, WriteContext, WriteResponse, WriteStore } from './types';
 
 export function update(store: WriteStore, ctx: WriteContext, req: UpdateRequest): WriteResponse {
@@ -18,7 +17,7 @@ export function update(store: WriteStore, ctx: WriteContext, req: UpdateRequest)
   if (own) {
     // A subresource the type writes itself (pods/binding): one MODIFIED commit of the object it makes.
     const key = objectKey(req.namespace, req.name);
-    store.commit('MODIFIED', key, own(store.get(key), req.name, req.body, strategyEnv(store, ctx)));
+    store.commit('MODIFIED', key, own(store.get(key), req.name, req.body, ctx.strategyEnv));
     return { code: 201, body: createdStatus() };
   }
   checkSubresource(ctx.type, req.subresource);
@@ -26,7 +25,7 @@ export function update(store: WriteStore, ctx: WriteContext, req: UpdateRequest)
   const scale = req.subresource === 'scale';
   const { body, source } = parseWrittenBody(ctx, req.body, scale);
   if (scale) return replaceScale(store, ctx, current, decodeScale(ctx, body, source));
-  return replace(store, ctx, current, decodeWritten(store, ctx, body, source), req.subresource);
+  return replace(store, ctx, current, decodeWritten(ctx, body, source), req.subresource);
 }
 
 /**
@@ -35,7 +34,7 @@ export function update(store: WriteStore, ctx: WriteContext, req: UpdateRequest)
  */
 export function replace(store: WriteStore, ctx: WriteContext, current: KubeObject, next: KubeObject, subresource: string, track = true): WriteResponse {
   const { type, strategy } = ctx;
-  const env = strategyEnv(store, ctx);
+  const env = ctx.strategyEnv;
   const name = current.metadata.name!;
   const status = subresource === 'status';
   reconcileNamespace(type, next, current.metadata.namespace ?? '');
