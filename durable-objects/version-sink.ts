@@ -5,9 +5,6 @@
 import type { Sink } from '../core/watch/hub';
 import { viewBetween } from '../core/views/view';
 
-// The header a forwarded watch names the requested apiVersion in, when it is not the storage version's.
-export const API_VERSION_HEADER = 'x-edgeplane-api-version';
-
 export function convertingSink(sink: Sink, from: string, to: string): Sink {
   const view = viewBetween(from, to);
   if (!view) return sink;

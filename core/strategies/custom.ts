@@ -9,7 +9,7 @@ import type { ResourceType } from '../registry';
 import { badRequest, invalid, StatusError, type StatusCause } from '../status';
 import type { RuleNode } from '../crd/cel/compile';
 import { evaluateRules } from '../crd/cel/evaluate';
-import { defaultCustomObject, hasBlockingError, pruneCustomObject, validateCustomObject } from '../crd/custom-object';
+import { defaultCustomObject, hasBlockingError, pruneCustomObject, validateCustomObject, validateCustomObjectStatus } from '../crd/custom-object';
 import { validateMetadataExtras } from '../validation/typed';
 import { RegexBudget } from '../regex/budget';
 import { DEFAULT_STRATEGY } from './default';
@@ -38,10 +38,13 @@ export function customStrategy(type: ResourceType): WriteStrategy {
     default: () => undefined,
     prepareForUpdate: DEFAULT_STRATEGY.prepareForUpdate,
     shouldDeleteDuringUpdate: DEFAULT_STRATEGY.shouldDeleteDuringUpdate,
-    beforeStore(obj, old, _subresource, env) {
+    beforeStore(obj, old, subresource, env) {
       // One regular-expression budget for the write: schema patterns and CEL rules together.
       const regexBudget = new RegexBudget();
-      const errors = validateCustomObject(info.schema, obj, old, regexBudget);
+      // A /status write validates status alone, with paths inside it (apiextensions' status strategy).
+      const errors = subresource === 'status' && info.statusSubresource && old
+        ? validateCustomObjectStatus(info.schema, obj as Record<string, unknown>, old as Record<string, unknown>, regexBudget)
+        : validateCustomObject(info.schema, obj, old, regexBudget);
       if (info.celRules) errors.push(...celErrors(info.celRules, info.crdName, obj, old, errors, env, regexBudget));
       if (info.scale && !errors.length) errors.push(...scalePathErrors(obj, info.scale.specReplicasPath, info.scale.statusReplicasPath));
       if (errors.length) throw new StatusError(invalid(type.group, type.kind, obj.metadata.name ?? '', errors));

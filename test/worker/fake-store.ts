@@ -16,7 +16,7 @@ import { objectFields } from '../../core/selectors/object-fields';
 import { pickDeletePage } from '../../core/list/delete-collection-page';
 import { scaleOf } from '../../core/scale';
 import { jsonInView } from '../../core/views/view';
-import type { GetRequest, ListRequest, StoreReply, WriteOptions } from '../../durable-objects/resource-store';
+import type { GetRequest, ListRequest, StoreReply, WriteOptions } from '../../contract/rpc';
 
 export interface StoreCall {
   store: string;

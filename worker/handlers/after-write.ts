@@ -6,7 +6,7 @@ import { groupResource, type ResourceType } from '../../core/registry';
 import type { Result } from '../../core/status';
 import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
 import { RBAC_GROUP } from '../../core/rbac/escalation';
-import type { StoreReply } from '../../durable-objects/resource-store';
+import type { StoreReply } from '../../contract/rpc';
 import { allAuthorizers } from '../authz';
 import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
 import type { Ctx } from './call';

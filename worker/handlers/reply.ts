@@ -2,7 +2,7 @@
 // warnings as Warning headers, or its Status.
 
 import { statusResponse, type Result, type Status } from '../../core/status';
-import type { StoreReply } from '../../durable-objects/resource-store';
+import type { StoreReply } from '../../contract/rpc';
 
 export function reply(result: Result<StoreReply> | { ok: false; status: Status }): Response {
   if (!result.ok) return statusResponse(result.status);

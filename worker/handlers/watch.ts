@@ -4,15 +4,14 @@
 // reach the store, never a client's own x-edgeplane-* headers.
 
 import { groupResource } from '../../core/registry';
-import { WATCH_HEADERS } from '../../core/watch/headers';
-import { API_VERSION_HEADER } from '../../durable-objects/version-sink';
+import { API_VERSION_HEADER, CRD_REVISION_HEADER, WATCH_HEADERS } from '../../contract/headers';
 import { isPrivileged } from '../../core/rbac/authorize';
 import { storeFor } from '../stores';
 import { negotiateWatch } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
 import { clientKey, mayChooseReplica, replicaFor } from '../replicas';
 import { isSystemWatcher } from '../../core/watch/quota';
-import { CRD_REVISION_HEADER, forwardedCrdRevision } from '../../durable-objects/crd-source';
+import { forwardedCrdRevision } from '../../contract/crd-types';
 import type { Ctx, ResourceCall } from './call';
 
 // The handshake headers a WebSocket upgrade needs to reach the store intact.

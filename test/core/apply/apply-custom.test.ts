@@ -1,4 +1,4 @@
-// Server-side apply on custom resources through the write paths (core/writes.ts): the CRD's structural
+// Server-side apply on custom resources through the write paths (core/writes/): the CRD's structural
 // schema drives the merge (list-type map, atomic lists, preserve-unknown-fields subtrees), the result is
 // pruned, defaulted and validated as a POST is, /status and /scale apply, and managedFields record the
 // request's version (checklist 29, 31, 32 of /work/shared/reference/crd-and-apply.md part C).
