@@ -21,8 +21,8 @@ export function executeWrite(store: WriteStore, env: WriteEnv, req: WriteRequest
   if (req.verb === 'create' || req.verb === 'update') checkWriteOptions(req.verb === 'create' ? 'CreateOptions' : 'UpdateOptions', req.fieldManager);
   if (req.verb === 'patch') checkPatchOptions(isApplyPatch(req.patchType), req.fieldManager, req.force);
   const view = viewFor(env.type, req.view);
-  const ctx = { ...env, strategy: strategyFor(env.type), manager: managerOrUserAgent(req.fieldManager, req.userAgent), view } as WriteContext;
-  ctx.strategyEnv = strategyEnv(store, ctx);
+  const resolved = { ...env, strategy: strategyFor(env.type), manager: managerOrUserAgent(req.fieldManager, req.userAgent), view };
+  const ctx: WriteContext = { ...resolved, strategyEnv: strategyEnv(store, resolved) };
   const res = dispatch(store, ctx, req);
   return view ? { ...res, body: view.fromStorage(res.body) } : res;
 }
