@@ -41,14 +41,67 @@ export interface CommitPathOptions {
   serviceAllocations?: ServiceAllocations;
 }
 
+// A batch runs in one turn of the event loop, holding everything else back: bounded, so other requests get in.
+const MAX_BATCH = 64;
+
 export class CommitPath {
   compacted: number;
   writes = 0; // writes that committed something
+  batches = 0; // turns in which queued writes committed together (group commit)
   private eventCount: number;
+  // Group commit: writes waiting for the batch under way to be durable, and that batch's changes for the
+  // replicas (pushed once, when it ends).
+  private readonly waiting: (() => void)[] = [];
+  private draining = false;
+  private batch: { rows: ChangeRow[]; head: number } | undefined;
 
   constructor(private readonly o: CommitPathOptions) {
     this.compacted = o.log.meta('compacted');
     this.eventCount = o.log.eventCount();
+  }
+
+  /**
+   * Group commit: runs `work` (which commits through `run`) at once when the store is idle; while the writes
+   * before it are not yet durable, it waits, and every write that arrived meanwhile runs in one turn of the
+   * event loop. Each keeps its own transaction (a throw rolls back that write alone) and its own revision, but
+   * workerd commits what one turn wrote as one SQLite transaction — one COMMIT and one fsync instead of one
+   * per write (measured: one fsync and ~18 page writes per create without this) — the replicas get one push
+   * for the batch, and every answer still leaves only once its write is durable (the output gate).
+   */
+  queued<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push(() => {
+        try {
+          resolve(work());
+        } catch (e) {
+          reject(e);
+        }
+      });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.waiting.length) {
+        const works = this.waiting.splice(0, MAX_BATCH);
+        this.batch = { rows: [], head: 0 };
+        try {
+          for (const w of works) w();
+        } finally {
+          const { rows, head } = this.batch;
+          this.batch = undefined;
+          this.batches++;
+          if (head) this.afterCommit(rows, head, Date.now());
+        }
+        // Until this batch is durable, arriving writes wait, to share the next one. A storage failure breaks
+        // the object (its output gate) whatever happens here; the writes still waiting fail with it.
+        await this.o.ctx.storage.sync().catch(() => undefined);
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 
   /**
@@ -100,9 +153,17 @@ export class CommitPath {
     }
     this.writes++;
     this.eventCount += changes.length;
-    // Compact first, so the push tells replicas the compaction point this write produced.
+    const head = changes[changes.length - 1].row.revision;
+    if (this.batch) {
+      for (const c of changes) this.batch.rows.push(c.row);
+      this.batch.head = head;
+    } else this.afterCommit(changes.map((c) => c.row), head, now);
+  }
+
+  /** After a write, or a batch of them: compact first, so the push tells replicas the compaction point it produced. */
+  private afterCommit(rows: ChangeRow[], head: number, now: number): void {
     this.compactIfNeeded(now);
-    this.o.replication.push(changes.map((c) => c.row), changes[changes.length - 1].row.revision);
+    this.o.replication.push(rows, head);
   }
 
   /** Retention by count and/or age; what is compacted answers 410 Expired from then on. */
