@@ -20,6 +20,12 @@ export interface Transaction {
   commit(kind: EventType, key: string, object: KubeObject): KubeObject;
   /** The newest revision so far: the store's before the transaction, plus what it committed. */
   readonly revision: number;
+  /**
+   * The JSON every reader gets for an object this transaction committed (as stored, with a custom type's
+   * schema defaults), so the answer reuses it instead of serializing the object once more; undefined for
+   * any other object.
+   */
+  served(object: unknown): string | undefined;
 }
 
 /** One change committed to SQLite, on its way to the watch cache and the replicas. */
@@ -125,6 +131,10 @@ export class CommitPath {
       },
       get revision() {
         return next;
+      },
+      served(object) {
+        for (let i = changes.length - 1; i >= 0; i--) if (changes[i].object === object && changes[i].row.type !== 'DELETED') return changes[i].served;
+        return undefined;
       },
     };
     const result = this.o.ctx.storage.transactionSync(() => {

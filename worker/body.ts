@@ -23,6 +23,16 @@ export function bodyRead(req: Request): Uint8Array | undefined {
 
 export async function readBodyBytes(req: Request): Promise<Uint8Array> {
   if (!req.body) return new Uint8Array();
+  // A body whose Content-Length is within the limit: one read (the runtime frames the body by that length, so
+  // it cannot run past it; the length is checked again all the same). Cheaper than a read per chunk
+  // (bench/profile.ts writes-64: reading the body was ~4% of a create's CPU).
+  const declared = req.headers.get('content-length');
+  if (declared !== null && /^\d{1,8}$/.test(declared) && Number(declared) <= MAX_REQUEST_BODY_BYTES) {
+    const all = new Uint8Array(await req.arrayBuffer());
+    if (all.byteLength > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+    readBodies.set(req, all);
+    return all;
+  }
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
