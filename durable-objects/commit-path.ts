@@ -2,7 +2,8 @@
 // transaction each committed object gets the next revision and is logged with its previous value; once the
 // transaction is durable, the changes go to memory (the watch cache and its watchers), the replicas and
 // authorizer shards, in revision order; then retention compacts the log. Every write, the bootstrap objects
-// and the raw-write test hook take this path.
+// and the raw-write test hook take this path; API writes queue for it (group commit: those arriving while the
+// last batch is not yet durable run together, one SQLite commit for all).
 
 import type { KubeObject } from '../core/object-meta';
 import type { StateEntry } from '../core/object-state';
@@ -99,7 +100,12 @@ export class CommitPath {
           const { rows, head } = this.batch;
           this.batch = undefined;
           this.batches++;
-          if (head) this.afterCommit(rows, head, Date.now());
+          try {
+            if (head) this.afterCommit(rows, head, Date.now());
+          } catch (e) {
+            // Compaction failed (the writes themselves are committed): the next batch tries again.
+            console.error('after a batch of writes', e);
+          }
         }
         // Until this batch is durable, arriving writes wait, to share the next one. A storage failure breaks
         // the object (its output gate) whatever happens here; the writes still waiting fail with it.
