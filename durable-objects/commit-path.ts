@@ -2,7 +2,8 @@
 // transaction each committed object gets the next revision and is logged with its previous value; once the
 // transaction is durable, the changes go to memory (the watch cache and its watchers), the replicas and
 // authorizer shards, in revision order; then retention compacts the log. Every write, the bootstrap objects
-// and the raw-write test hook take this path.
+// and the raw-write test hook take this path; API writes queue for it (group commit: those arriving while the
+// last batch is not yet durable run together, one SQLite commit for all).
 
 import type { KubeObject } from '../core/object-meta';
 import type { StateEntry } from '../core/object-state';
@@ -20,6 +21,12 @@ export interface Transaction {
   commit(kind: EventType, key: string, object: KubeObject): KubeObject;
   /** The newest revision so far: the store's before the transaction, plus what it committed. */
   readonly revision: number;
+  /**
+   * The JSON every reader gets for an object this transaction committed (as stored, with a custom type's
+   * schema defaults), so the answer reuses it instead of serializing the object once more; undefined for
+   * any other object.
+   */
+  served(object: unknown): string | undefined;
 }
 
 /** One change committed to SQLite, on its way to the watch cache and the replicas. */
@@ -41,14 +48,75 @@ export interface CommitPathOptions {
   serviceAllocations?: ServiceAllocations;
 }
 
+// A batch runs in one turn of the event loop, holding everything else back: bounded, so other requests get in.
+// Measured: at 64 creates in flight batches average ~3 writes (one fsync per 3 creates instead of per create);
+// a bound of 64 let a 1,500-replica Deployment's burst of creates delay another tenant's Deployment past its
+// bound (test/e2e/hostile-workloads.test.ts, issue 18 class 7), 8 keeps it where it was.
+const MAX_BATCH = 8;
+
 export class CommitPath {
   compacted: number;
   writes = 0; // writes that committed something
+  batches = 0; // turns in which queued writes committed together (group commit)
   private eventCount: number;
+  // Group commit: writes waiting for the batch under way to be durable, and that batch's changes for the
+  // replicas (pushed once, when it ends).
+  private readonly waiting: (() => void)[] = [];
+  private draining = false;
+  private batch: { rows: ChangeRow[]; head: number } | undefined;
 
   constructor(private readonly o: CommitPathOptions) {
     this.compacted = o.log.meta('compacted');
     this.eventCount = o.log.eventCount();
+  }
+
+  /**
+   * Group commit: runs `work` (which commits through `run`) at once when the store is idle; while the writes
+   * before it are not yet durable, it waits, and every write that arrived meanwhile runs in one turn of the
+   * event loop. Each keeps its own transaction (a throw rolls back that write alone) and its own revision, but
+   * workerd commits what one turn wrote as one SQLite transaction — one COMMIT and one fsync instead of one
+   * per write (measured: one fsync and ~18 page writes per create without this) — the replicas get one push
+   * for the batch, and every answer still leaves only once its write is durable (the output gate).
+   */
+  queued<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push(() => {
+        try {
+          resolve(work());
+        } catch (e) {
+          reject(e);
+        }
+      });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.waiting.length) {
+        const works = this.waiting.splice(0, MAX_BATCH);
+        this.batch = { rows: [], head: 0 };
+        try {
+          for (const w of works) w();
+        } finally {
+          const { rows, head } = this.batch;
+          this.batch = undefined;
+          this.batches++;
+          try {
+            if (head) this.afterCommit(rows, head, Date.now());
+          } catch (e) {
+            // Compaction failed (the writes themselves are committed): the next batch tries again.
+            console.error('after a batch of writes', e);
+          }
+        }
+        // Until this batch is durable, arriving writes wait, to share the next one. A storage failure breaks
+        // the object (its output gate) whatever happens here; the writes still waiting fail with it.
+        await this.o.ctx.storage.sync().catch(() => undefined);
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 
   /**
@@ -72,6 +140,10 @@ export class CommitPath {
       },
       get revision() {
         return next;
+      },
+      served(object) {
+        for (let i = changes.length - 1; i >= 0; i--) if (changes[i].object === object && changes[i].row.type !== 'DELETED') return changes[i].served;
+        return undefined;
       },
     };
     const result = this.o.ctx.storage.transactionSync(() => {
@@ -100,9 +172,17 @@ export class CommitPath {
     }
     this.writes++;
     this.eventCount += changes.length;
-    // Compact first, so the push tells replicas the compaction point this write produced.
+    const head = changes[changes.length - 1].row.revision;
+    if (this.batch) {
+      for (const c of changes) this.batch.rows.push(c.row);
+      this.batch.head = head;
+    } else this.afterCommit(changes.map((c) => c.row), head, now);
+  }
+
+  /** After a write, or a batch of them: compact first, so the push tells replicas the compaction point it produced. */
+  private afterCommit(rows: ChangeRow[], head: number, now: number): void {
     this.compactIfNeeded(now);
-    this.o.replication.push(changes.map((c) => c.row), changes[changes.length - 1].row.revision);
+    this.o.replication.push(rows, head);
   }
 
   /** Retention by count and/or age; what is compacted answers 410 Expired from then on. */
@@ -114,8 +194,9 @@ export class CommitPath {
     if (this.eventCount > keep) upTo = Math.max(upTo, this.o.cache.revision - keep);
     if (maxAgeMs > 0) upTo = Math.max(upTo, log.newestBefore(now - maxAgeMs) ?? 0);
     if (upTo <= this.compacted) return;
-    this.o.ctx.storage.transactionSync(() => log.compact(upTo));
+    // Counted as it goes, not by count(*): once the log is full, every write compacts, and counting a full log
+    // reads all of its pages.
+    this.eventCount -= this.o.ctx.storage.transactionSync(() => log.compact(upTo));
     this.compacted = upTo;
-    this.eventCount = log.eventCount();
   }
 }

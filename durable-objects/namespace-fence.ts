@@ -6,7 +6,16 @@
 // own transaction; one committing before the fence is deleted with the rest. A namespace created again
 // later has r > M, so it is not fenced. One row per namespace name ever deleted (table: schema.ts).
 
+import { ByteLru } from '../core/byte-lru';
+
+// Every create asks; a SQL query for it cost as much as the create's own three inserts (bench/profile.ts
+// writes-64), so answers are remembered: the fence is raised only here, so the copy never goes stale. Bounded
+// in bytes (names come from requests); 0 stands for "no fence".
+const REMEMBERED_BYTES = 256 * 1024;
+
 export class NamespaceFence {
+  private readonly known = new ByteLru<number>(REMEMBERED_BYTES, 8);
+
   constructor(private readonly sql: SqlStorage) {}
 
   /** From now on, creates in `namespace` admitted at a namespace revision below `revision` are refused. */
@@ -15,11 +24,17 @@ export class NamespaceFence {
       'INSERT INTO namespace_fences (name, revision) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET revision = max(revision, excluded.revision)',
       namespace, revision,
     );
+    this.known.delete(namespace);
   }
 
   /** True if a create admitted when `namespace` was at `admittedAt` must be refused. */
   blocks(namespace: string, admittedAt: number): boolean {
-    const rows = this.sql.exec<{ revision: number }>('SELECT revision FROM namespace_fences WHERE name = ?', namespace).toArray();
-    return rows.length > 0 && admittedAt < rows[0].revision;
+    let fence = this.known.get(namespace);
+    if (fence === undefined) {
+      const rows = this.sql.exec<{ revision: number }>('SELECT revision FROM namespace_fences WHERE name = ?', namespace).toArray();
+      fence = rows.length > 0 ? rows[0].revision : 0;
+      this.known.set(namespace, fence);
+    }
+    return admittedAt < fence;
   }
 }

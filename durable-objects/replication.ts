@@ -20,8 +20,18 @@ export interface ReplicationOptions {
   compacted: () => number;
 }
 
+/** One follower: its stub, and what waits for the push under way to it to finish. */
+interface Subscriber {
+  stub: DurableObjectStub<SubscriberRpc>;
+  sending: boolean;
+  pending: ChangeRow[]; // changes written since the push under way was sent, in revision order
+  pendingBytes: number;
+  overflow: boolean; // pending grew past LOG_BATCH_BYTES: send the head alone, the follower pulls
+  head: number; // the newest revision to announce (0: nothing waits)
+}
+
 export class Replication {
-  private readonly subscribers = new Map<string, DurableObjectStub<SubscriberRpc>>();
+  private readonly subscribers = new Map<string, Subscriber>();
   messagesSent = 0;
 
   constructor(private readonly o: ReplicationOptions) {
@@ -50,22 +60,26 @@ export class Replication {
   }
 
   /**
-   * One message per subscriber per write, whatever the number of watchers behind it. A write too large for one
-   * RPC value (a collection delete of big objects) is announced by its head revision only: the followers see
-   * the gap and pull the changes in byte-bounded batches.
+   * At most one push under way per subscriber, whatever the number of watchers behind it: changes written
+   * while one is under way wait and leave together in the next, when it returns. An idle store pushes each
+   * write at once; a busy one sends one message per round trip instead of one per write (every push costs
+   * both objects an RPC: serialization, a turn of each event loop). Calls on one stub keep their order, and
+   * so do these. Changes too large for one RPC value (a collection delete of big objects) are announced by
+   * their head revision only: the follower sees the gap and pulls them in byte-bounded batches.
    */
   push(changes: ChangeRow[], head: number): void {
     let bytes = 0;
     for (const c of changes) bytes += c.value.length + (c.prev_value?.length ?? 0);
-    if (bytes > LOG_BATCH_BYTES) changes = [];
-    for (const [name, stub] of this.subscribers) {
-      this.messagesSent++;
-      this.o.ctx.waitUntil(stub.receive(this.o.groupResource, name, changes, head, this.o.compacted()).catch((e: unknown) => {
-        // The follower restarted or is down: a stub that saw its object break stays broken, so take a
-        // new one. The follower pulls what it missed on the next push, or re-subscribes when it is back.
-        console.warn(`push to ${name} failed: ${(e as Error)?.message ?? e}`);
-        if (this.subscribers.get(name) === stub) this.add(name);
-      }));
+    for (const [name, s] of this.subscribers) {
+      if (!s.overflow) {
+        s.pendingBytes += bytes;
+        if (s.pendingBytes > LOG_BATCH_BYTES) {
+          s.overflow = true;
+          s.pending = [];
+        } else for (const c of changes) s.pending.push(c);
+      }
+      s.head = Math.max(s.head, head);
+      if (!s.sending) this.send(name, s);
     }
   }
 
@@ -74,8 +88,30 @@ export class Replication {
     if (this.subscribers.size) this.push([], this.o.revision());
   }
 
+  private send(name: string, s: Subscriber): void {
+    const changes = s.pending;
+    const head = s.head;
+    s.pending = [];
+    s.pendingBytes = 0;
+    s.overflow = false;
+    s.head = 0;
+    s.sending = true;
+    this.messagesSent++;
+    const stub = s.stub;
+    this.o.ctx.waitUntil(stub.receive(this.o.groupResource, name, changes, head, this.o.compacted()).catch((e: unknown) => {
+      // The follower restarted or is down: a stub that saw its object break stays broken, so take a
+      // new one. The follower pulls what it missed on the next push, or re-subscribes when it is back.
+      console.warn(`push to ${name} failed: ${(e as Error)?.message ?? e}`);
+      if (s.stub === stub) s.stub = (subscriberStub(this.o.env, name) as DurableObjectStub<SubscriberRpc> | undefined) ?? stub;
+    }).finally(() => {
+      s.sending = false;
+      // What was written meanwhile, unless the follower unsubscribed.
+      if (s.head > 0 && this.subscribers.get(name) === s) this.send(name, s);
+    }));
+  }
+
   private add(name: string): void {
     const stub = subscriberStub(this.o.env, name);
-    if (stub) this.subscribers.set(name, stub as DurableObjectStub<SubscriberRpc>);
+    if (stub) this.subscribers.set(name, { stub: stub as DurableObjectStub<SubscriberRpc>, sending: false, pending: [], pendingBytes: 0, overflow: false, head: 0 });
   }
 }

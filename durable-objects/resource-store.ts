@@ -82,7 +82,8 @@ export class ResourceStore extends DurableObject<Bindings> implements StoreRpc {
   }
 
   async write(groupResource: string, req: WriteRequest, options: WriteOptions = {}): Promise<Result<StoreReply>> {
-    return this.served.result(groupResource, options.crdRevision, (type) => this.writes.apply(type, req, options));
+    // Group commit (commit-path.ts): writes arriving while the store's last ones are not yet durable share a commit.
+    return this.served.result(groupResource, options.crdRevision, (type) => this.commits.queued(() => this.writes.apply(type, req, options)));
   }
 
   /**

@@ -58,7 +58,7 @@ export class StoreWrites {
         serviceAllocations: this.o.serviceAllocations,
       }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: this.o.settings.controllers,
         defaultTolerationSeconds: this.o.settings.defaultTolerationSeconds }, req);
-      const reply: StoreReply = { code: result.code, body: JSON.stringify(result.body), revision: tx.revision };
+      const reply: StoreReply = { code: result.code, body: tx.served(result.body) ?? JSON.stringify(result.body), revision: tx.revision };
       if (warnings.length) reply.warnings = warnings;
       if (result.held !== undefined) reply.held = result.held;
       if (req.verb === 'deletecollection' && req.page?.continue) reply.continue = req.page.continue;

@@ -20,6 +20,8 @@ import type { UserInfo } from '../core/rbac/authorize';
 import { resourceAttributes } from '../core/rbac/request-attributes';
 import { auditConfig, emitAuditEvent, type AuditConfig } from './audit-sink';
 import { decodeBody } from './request-body';
+import { bodyRead } from './body';
+import { requestUrl } from './request-url';
 import { yamlToJson } from '../core/encoding/yaml-decode';
 
 /** What the audit filters keep for one request (in the context variable `audit`). */
@@ -104,7 +106,7 @@ export function auditFailedAuthentication(c: Context<AppEnv>): void {
   if (!state) return;
   const sink = auditConfig(c.env);
   if (!sink.evaluator) return;
-  const url = new URL(c.req.url);
+  const url = requestUrl(c.req.raw);
   const attrs = attributesOf(c, url, undefined);
   const config = sink.evaluator.evaluate(attrs);
   if (config.level === 'None') return;
@@ -145,7 +147,7 @@ export const audit: MiddlewareHandler<AppEnv> = async (c, next) => {
     return statusResponse(serviceUnavailable(`edgeplane is not configured: AUDIT_POLICY: ${sink.problems.join('; ')}`));
   }
   if (!state) return next();
-  const url = new URL(c.req.url);
+  const url = requestUrl(c.req.raw);
   const user = c.get('user');
   const attrs = attributesOf(c, url, user);
   const config = sink.evaluator.evaluate(attrs);
@@ -157,7 +159,6 @@ export const audit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const withBody = c.req.method !== 'GET' && c.req.method !== 'HEAD';
   const wantsRequest = atLeast(config.level, 'Request');
   const probeName = attrs.verb === 'create' && !attrs.name && !attrs.subresource;
-  const tap = withBody && (wantsRequest || probeName) ? tapRequestBody(c, wantsRequest ? sink.limits.maxEventBytes : NAME_PROBE_BYTES) : undefined;
 
   await next();
 
@@ -169,7 +170,10 @@ export const audit: MiddlewareHandler<AppEnv> = async (c, next) => {
     return;
   }
   const res = c.res;
-  const requestBytes = tap?.bytes();
+  // The body as the handler read it (worker/body.ts), when it did; at most the event's cap.
+  const cap = wantsRequest ? sink.limits.maxEventBytes : NAME_PROBE_BYTES;
+  const read = withBody && (wantsRequest || probeName) ? bodyRead(c.req.raw) : undefined;
+  const requestBytes = read && read.byteLength > 0 && read.byteLength <= cap ? read : undefined;
   let objectBytes = 0;
   if (requestBytes !== undefined) {
     const body = requestObject(c, requestBytes);
@@ -213,29 +217,6 @@ export const audit: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res = undefined;
   c.res = new Response(pipe.readable, res);
 };
-
-/** A tap on the request body: the handler reads it as before; up to `cap` bytes are kept for the event. */
-function tapRequestBody(c: Context<AppEnv>, cap: number): { bytes(): Uint8Array | undefined } | undefined {
-  const source = c.req.raw.body;
-  if (!source) return undefined;
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let over = false;
-  const tap = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      if (!over) {
-        total += chunk.byteLength;
-        if (total > cap) {
-          over = true;
-          chunks.length = 0;
-        } else chunks.push(chunk);
-      }
-      controller.enqueue(chunk);
-    },
-  });
-  c.req.raw = new Request(c.req.raw, { body: source.pipeThrough(tap), duplex: 'half' } as RequestInit);
-  return { bytes: () => (over || chunks.length === 0 ? undefined : concat(chunks, total)) };
-}
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {
   const all = new Uint8Array(total);

@@ -14,11 +14,12 @@ import { impersonatedUser, impersonationAttributes, internalErrorText, parseImpe
 import { auditDecision, auditImpersonation } from './audit';
 import type { AppEnv, Bindings } from './env';
 import { fnv1a32 } from '../core/hash';
+import { requestUrl } from './request-url';
 import type { Settings } from '../core/settings';
 
 export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requester = c.get('user');
-  const url = new URL(c.req.url);
+  const url = requestUrl(c.req.raw);
   const info = parseResourcePath(c.req.method, url.pathname, queryBool(url.searchParams, 'watch'));
   c.set('request', info);
   const attrs = info ? resourceAttributes(info) : { verb: c.req.method.toLowerCase(), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: url.pathname };

@@ -7,11 +7,12 @@ import type { MiddlewareHandler } from 'hono';
 import { parseResourcePath } from '../core/request-info';
 import { CRD_MAX_AGE_MS, crdSource, syncCustomTypes } from '../contract/crd-types';
 import type { AppEnv } from './env';
+import { requestUrl } from './request-url';
 
 const LOOKUP_AGAIN_MS = 100;
 
 export const customTypes: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const path = new URL(c.req.url).pathname;
+  const path = requestUrl(c.req.raw).pathname;
   if (path.startsWith('/api') || path.startsWith('/openapi')) {
     const info = parseResourcePath(c.req.method, path, false);
     const maxAgeMs = info?.type && !info.type.custom ? undefined : info?.type ? CRD_MAX_AGE_MS : LOOKUP_AGAIN_MS;

@@ -15,6 +15,7 @@ import { jsonToProtobuf } from '../core/protobuf/encode';
 import { PROTOBUF_CONTENT_TYPE } from '../core/protobuf/decode';
 import { jsonToYaml, yamlChunks } from '../core/encoding/yaml-encode';
 import { indentedJson } from '../core/encoding/json-indent';
+import { requestUrl } from './request-url';
 
 export { jsonToYaml };
 
@@ -83,8 +84,9 @@ const PRETTY_AGENTS = ['curl', 'Wget', 'Mozilla/5.0'];
 
 /** apiserver responsewriters isPrettyPrint: a non-empty `pretty` decides; otherwise curl, Wget and browsers. */
 export function isPrettyPrint(req: Request): boolean {
-  const url = new URL(req.url);
-  const pretty = url.searchParams.get('pretty');
+  // Most requests carry no `pretty` at all (nor an escaped name that could decode to it): no query to parse.
+  const q = req.url.indexOf('?');
+  const pretty = q >= 0 && (req.url.includes('pretty', q) || req.url.includes('%', q)) ? requestUrl(req).searchParams.get('pretty') : null;
   if (pretty) return GO_TRUE.has(pretty);
   const agent = req.headers.get('user-agent') ?? '';
   return PRETTY_AGENTS.some((p) => agent.startsWith(p));

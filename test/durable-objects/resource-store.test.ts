@@ -74,6 +74,37 @@ describe('ResourceStore log and state', () => {
   });
 });
 
+describe('ResourceStore group commit', () => {
+  it('gives writes sent together their own revisions and answers; a failing one is rolled back alone', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `gc-${i}`);
+    const sent = [
+      ...names.map((n) => api('POST', CM, configMap(n, { n }))),
+      ...[1, 2, 3].map(() => api('POST', CM, configMap('gc-dup', { v: 'x' }))),
+      api('POST', CM, '{"bad json'),
+    ];
+    const answers = await Promise.all(sent);
+    const created = answers.filter((a) => a.status === 201);
+    expect(created).toHaveLength(names.length + 1);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(2);
+    expect(answers.at(-1)!.status).toBe(400);
+    const rvs = created.map((a) => Number(a.json.metadata.resourceVersion));
+    expect(new Set(rvs).size).toBe(rvs.length);
+    // Every answer is what a read gives back, and the log holds one event per create, at its revision.
+    for (const a of created) {
+      const read = await api('GET', `${CM}/${a.json.metadata.name}`);
+      expect(read.json).toEqual(a.json);
+    }
+    await runInDurableObject(configMapStore(), (instance, state) => {
+      const rows = state.storage.sql.exec<{ key: string; revision: number }>(
+        `SELECT key, revision FROM events WHERE key IN (${[...names, 'gc-dup'].map(() => '?').join(',')})`, ...[...names, 'gc-dup'].map((n) => `default/${n}`),
+      ).toArray();
+      expect(rows.map((r) => r.revision).sort((a, b) => a - b)).toEqual([...rvs].sort((a, b) => a - b));
+      const commits = (instance as unknown as { commits: { batches: number } }).commits;
+      expect(commits.batches).toBeGreaterThan(0);
+    });
+  });
+});
+
 describe('ResourceStore conflicts', () => {
   it('answers a stale PUT with 409 Conflict and kube-apiserver\'s message', async () => {
     const created = await api('POST', CM, configMap('stale', { v: '1' }));

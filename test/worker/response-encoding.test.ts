@@ -24,7 +24,7 @@ describe('isPrettyPrint', () => {
   it.each([
     ['', 'curl/8.5.0', true], ['', 'Wget/1.21', true], ['', 'Mozilla/5.0 (X11)', true], ['', 'kubectl/v1.32.0', false], ['', undefined, false],
     ['?pretty=true', undefined, true], ['?pretty=1', undefined, true], ['?pretty=T', undefined, true],
-    ['?pretty=false', 'curl/8.5.0', false], ['?pretty=yes', undefined, false], ['?pretty=', 'curl/8.5.0', true],
+    ['?pretty=false', 'curl/8.5.0', false], ['?pr%65tty=true', undefined, true], ['?a=pretty', 'curl/8.5.0', true], ['?a=1&pretty=0', undefined, false], ['?pretty=yes', undefined, false], ['?pretty=', 'curl/8.5.0', true],
   ])('query %j, agent %j → %s', (query, agent, want) => {
     expect(isPrettyPrint(req(query, agent))).toBe(want);
   });

@@ -1,0 +1,60 @@
+// Entry point of the A/B comparison: `npx tsx bench/side-by-side.ts <git ref> [--defaults] [--seconds=10]
+// [--concurrency=1,8,64]`. Starts two gateways as `npm start` does — this checkout and <ref> (exported with
+// `git archive` to a temporary folder, sharing this checkout's node_modules) — and drives ~1 KiB pod creates
+// into both at the same time, phase by phase, printing creates/s and server CPU per create for each.
+// Why: on a shared machine the load of other work moves a figure by ±30% from one minute to the next (one
+// gateway measured after the other compares two different machines); two gateways measured together see the
+// same load, so their ratio holds. Store only unless --defaults.
+
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULTS, Edgeplane, STORE_ONLY } from './targets/edgeplane';
+import { describeWrites, runWrites, type WriteResult } from './scenarios/writes';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const ref = args.find((a) => !a.startsWith('--'));
+const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+if (!ref) {
+  console.error('usage: npx tsx bench/side-by-side.ts <git ref> [--defaults] [--seconds=10] [--concurrency=1,8,64]');
+  process.exit(2);
+}
+const seconds = Number(opt('seconds') ?? 10);
+const concurrency = (opt('concurrency') ?? '1,8,64').split(',').map(Number);
+const config = args.includes('--defaults') ? DEFAULTS : STORE_ONLY;
+
+const other = mkdtempSync(join(tmpdir(), 'edgeplane-ab-'));
+execFileSync('sh', ['-c', `git -C "${ROOT}" archive "${ref}" | tar -x -C "${other}"`]);
+symlinkSync(join(ROOT, 'node_modules'), join(other, 'node_modules'));
+// The console's bundle is generated (git-ignored); the gateway imports it.
+const assets = join('worker', 'ui-assets.generated.ts');
+if (existsSync(join(ROOT, assets))) copyFileSync(join(ROOT, assets), join(other, assets));
+
+// The other checkout's own harness starts its own code.
+const { Edgeplane: OtherEdgeplane } = (await import(join(other, 'bench', 'targets', 'edgeplane.ts'))) as { Edgeplane: typeof Edgeplane };
+const gateways = [
+  { label: 'this checkout', ep: await Edgeplane.start(config) },
+  { label: ref, ep: await OtherEdgeplane.start(config) },
+];
+try {
+  for (const g of gateways) await g.ep.createNamespace('side-by-side');
+  for (const c of concurrency) {
+    const results: WriteResult[] = await Promise.all(gateways.map((g) => runWrites({
+      system: 'edgeplane', variant: `${config.label}, ${g.label}`, pids: () => ({ server: g.ep.workerdPid }),
+      create: async (ns, name, body) => {
+        const res = await g.ep.port.send('POST', `/api/v1/namespaces/${ns}/pods`, body);
+        if (res.status !== 201) throw new Error(`create answered ${res.status}`);
+      },
+    }, 'side-by-side', c, 20_000, seconds * 1000)));
+    for (const r of results) console.log(describeWrites(r));
+    const [mine, theirs] = results;
+    console.log(`  ${c} in flight, this checkout ÷ ${ref}: creates/s ${(mine.perSecond / theirs.perSecond).toFixed(2)}×, server CPU per create ${(mine.serverCpuMsPerWrite / theirs.serverCpuMsPerWrite).toFixed(2)}×`);
+  }
+} finally {
+  for (const g of gateways) await g.ep.stop();
+  rmSync(other, { recursive: true, force: true });
+}
+process.exit(0);
