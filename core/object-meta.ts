@@ -5,6 +5,7 @@ import { apiVersionOf, type ResourceType } from './registry';
 import { badRequest, invalid, StatusError, type StatusCause } from './status';
 import { validateName, validateLabels, validateAnnotations, invalidValue, required } from './validation/names';
 import { validateTyped, validateTypedStatus } from './validation/typed';
+import { noNewFinalizers } from './validation/meta';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -92,7 +93,8 @@ export function reconcileNamespace(type: ResourceType, obj: KubeObject, pathName
  */
 export function validateObject(type: ResourceType, obj: KubeObject, old?: KubeObject, typed = true): void {
   const m = obj.metadata;
-  const causes: StatusCause[] = [];
+  // ValidateObjectMetaAccessorUpdate's first rule, so first here too.
+  const causes: StatusCause[] = old?.metadata.deletionTimestamp ? noNewFinalizers(m.finalizers, old.metadata.finalizers) : [];
   if (!m.name) {
     if (!m.generateName) causes.push(required('metadata.name', 'name or generateName is required'));
   } else {

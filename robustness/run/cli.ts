@@ -13,7 +13,7 @@ function arg(name: string): string | undefined {
 
 async function main(): Promise<number> {
   if (process.argv.includes('--help')) {
-    console.log('npm run robustness -- [--minutes N] [--seed S] [--faults a,b,…|all|none] [--controllers on|off] [--crud N] [--watch N] [--ws-ping] [--check history.json]\n');
+    console.log('npm run robustness -- [--minutes N] [--seed S] [--faults a,b,…|all|none] [--controllers on|off] [--crud N] [--watch N] [--no-ws-ping] [--check history.json]\n');
     for (const f of FAILPOINTS) console.log(`  ${f.name.padEnd(32)} ${f.where === 'inside' ? '(reserved) ' : ''}${f.what}`);
     return 0;
   }
@@ -31,7 +31,7 @@ async function main(): Promise<number> {
   const minutes = Number(arg('minutes') ?? 5);
   const result = await runRobustness({
     seed, durationMs: minutes * 60_000, faults, controllers: arg('controllers') !== 'off',
-    wsPing: process.argv.includes('--ws-ping'),
+    wsPing: !process.argv.includes('--no-ws-ping'),
     crudClients: arg('crud') === undefined ? undefined : Number(arg('crud')), watchClients: arg('watch') === undefined ? undefined : Number(arg('watch')),
   });
   console.log(JSON.stringify(result.stats));
