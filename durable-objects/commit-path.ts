@@ -14,6 +14,7 @@ import type { ServiceAllocations } from '../core/admission/service-ranges';
 import type { CanonicalLog } from './canonical-log';
 import type { WatchCache } from './watch-cache';
 import type { Replication } from './replication';
+import { failpoint } from '../contract/failpoints';
 
 /** A transaction under way: `commit` stores `object` under `key` at the next revision and returns it. */
 export interface Transaction {
@@ -74,12 +75,18 @@ export class CommitPath {
         return next;
       },
     };
-    const result = this.o.ctx.storage.transactionSync(() => {
+    const ctx = this.o.ctx;
+    failpoint('store.write.before-transaction', ctx);
+    const result = ctx.storage.transactionSync(() => {
       const value = fn(tx);
       if (changes.length) log.setMeta('revision', next);
+      if (changes.length) failpoint('store.storage-error', ctx);
+      if (changes.length) failpoint('store.write.in-transaction', ctx);
       return value;
     });
+    if (changes.length) failpoint('store.write.after-commit', ctx);
     if (changes.length) this.publish(changes, now);
+    if (changes.length) failpoint('store.write.after-broadcast', ctx);
     return result;
   }
 
@@ -114,7 +121,11 @@ export class CommitPath {
     if (this.eventCount > keep) upTo = Math.max(upTo, this.o.cache.revision - keep);
     if (maxAgeMs > 0) upTo = Math.max(upTo, log.newestBefore(now - maxAgeMs) ?? 0);
     if (upTo <= this.compacted) return;
-    this.o.ctx.storage.transactionSync(() => log.compact(upTo));
+    this.o.ctx.storage.transactionSync(() => {
+      failpoint('store.compact.before-commit', this.o.ctx);
+      log.compact(upTo);
+    });
+    failpoint('store.compact.after-commit', this.o.ctx);
     this.compacted = upTo;
     this.eventCount = log.eventCount();
   }

@@ -9,6 +9,7 @@ import type { Bindings } from '../contract/bindings';
 import type { SubscriberRpc } from '../contract/rpc';
 import { subscriberStub } from '../contract/names';
 import { LOG_BATCH_BYTES } from './canonical-log';
+import { fired } from '../contract/failpoints';
 
 export interface ReplicationOptions {
   ctx: DurableObjectState;
@@ -22,6 +23,7 @@ export interface ReplicationOptions {
 
 export class Replication {
   private readonly subscribers = new Map<string, DurableObjectStub<SubscriberRpc>>();
+  private held: (() => void)[] = []; // pushes the replica.push.reorder failpoint holds until after the next
   messagesSent = 0;
 
   constructor(private readonly o: ReplicationOptions) {
@@ -58,15 +60,25 @@ export class Replication {
     let bytes = 0;
     for (const c of changes) bytes += c.value.length + (c.prev_value?.length ?? 0);
     if (bytes > LOG_BATCH_BYTES) changes = [];
+    const compacted = this.o.compacted();
+    const held = this.held;
+    this.held = [];
     for (const [name, stub] of this.subscribers) {
-      this.messagesSent++;
-      this.o.ctx.waitUntil(stub.receive(this.o.groupResource, name, changes, head, this.o.compacted()).catch((e: unknown) => {
-        // The follower restarted or is down: a stub that saw its object break stays broken, so take a
-        // new one. The follower pulls what it missed on the next push, or re-subscribes when it is back.
-        console.warn(`push to ${name} failed: ${(e as Error)?.message ?? e}`);
-        if (this.subscribers.get(name) === stub) this.add(name);
-      }));
+      const send = () => {
+        this.messagesSent++;
+        this.o.ctx.waitUntil(stub.receive(this.o.groupResource, name, changes, head, compacted).catch((e: unknown) => {
+          // The follower restarted or is down: a stub that saw its object break stays broken, so take a
+          // new one. The follower pulls what it missed on the next push, or re-subscribes when it is back.
+          console.warn(`push to ${name} failed: ${(e as Error)?.message ?? e}`);
+          if (this.subscribers.get(name) === stub) this.add(name);
+        }));
+      };
+      if (fired('replica.push.drop')) continue;
+      if (fired('replica.push.reorder')) this.held.push(send);
+      else send();
+      if (fired('replica.push.duplicate')) send();
     }
+    for (const send of held) send();
   }
 
   /** After the store restarts: tell each follower the newest revision, so one that missed pushes pulls. */
