@@ -4,7 +4,7 @@
 // nothing for readers and watchers alike; dropped,
 // duplicated and reordered replica pushes still give a replica's watcher every change once, in order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, startTestGateway, stopTestGateway, waitFor, type Running } from './fixtures';
+import { http, startTestGateway, stopTestGateway, type Running } from './fixtures';
 import { httpWatch } from './watch-streams';
 
 const CM = '/api/v1/namespaces/fp/configmaps';
