@@ -25,6 +25,7 @@ export type FailpointAction = 'throw' | 'abort';
 interface Armed {
   action: FailpointAction;
   remaining: number; // hits left before it disarms itself
+  store?: string; // only in this object (its name: a store's "group/resource"); any object when absent
 }
 
 const armed = new Map<string, Armed>();
@@ -37,39 +38,39 @@ export function parseFailpointTerm(term: string): { action: FailpointAction | 'o
   return { action: m[2] as FailpointAction | 'off', count: m[1] ? Number(m[1]) : 1 };
 }
 
-export function armFailpoint(name: InsideFailpoint, action: FailpointAction | 'off', count = 1): void {
+export function armFailpoint(name: InsideFailpoint, action: FailpointAction | 'off', count = 1, store?: string): void {
   if (action === 'off') armed.delete(name);
-  else armed.set(name, { action, remaining: count });
+  else armed.set(name, store ? { action, remaining: count, store } : { action, remaining: count });
 }
 
 /** Armed points with their hits left, and how often each point fired since the isolate started. */
 export function failpointState(): { armed: Record<string, string>; hits: Record<string, number> } {
   return {
-    armed: Object.fromEntries([...armed].map(([n, a]) => [n, `${a.remaining}*${a.action}`])),
+    armed: Object.fromEntries([...armed].map(([n, a]) => [n, `${a.remaining}*${a.action}${a.store ? ` in ${a.store}` : ''}`])),
     hits: Object.fromEntries(hits),
   };
 }
 
 /**
- * A failpoint: nothing unless `name` is armed; then it fires once (of its count): aborts `ctx`'s object when so
- * armed, and throws. Points that do not throw (a replica push to drop) ask `fired` instead.
+ * A failpoint: nothing unless `name` is armed (for `ctx`'s object); then it fires once (of its count): aborts the
+ * object when so armed, and throws. Points that do not throw (a replica push to drop) ask `fired` instead.
  */
-export function failpoint(name: InsideFailpoint, ctx?: DurableObjectState): void {
-  const action = fire(name);
+export function failpoint(name: InsideFailpoint, ctx: DurableObjectState): void {
+  const action = fire(name, ctx);
   if (!action) return;
-  if (action === 'abort' && ctx) ctx.abort(`failpoint ${name}`);
+  if (action === 'abort') ctx.abort(`failpoint ${name}`);
   throw new Error(name === 'store.storage-error' ? `SQLITE_FULL: database or disk is full (failpoint ${name})` : `failpoint ${name}`);
 }
 
-/** Whether `name` is armed, counting this as one of its hits. */
-export function fired(name: InsideFailpoint): boolean {
-  return fire(name) !== undefined;
+/** Whether `name` is armed (for `ctx`'s object), counting this as one of its hits. */
+export function fired(name: InsideFailpoint, ctx: DurableObjectState): boolean {
+  return fire(name, ctx) !== undefined;
 }
 
-function fire(name: InsideFailpoint): FailpointAction | undefined {
+function fire(name: InsideFailpoint, ctx: DurableObjectState): FailpointAction | undefined {
   if (armed.size === 0) return undefined;
   const a = armed.get(name);
-  if (!a) return undefined;
+  if (!a || (a.store !== undefined && ctx.id.name !== a.store)) return undefined;
   if (--a.remaining <= 0) armed.delete(name);
   hits.set(name, (hits.get(name) ?? 0) + 1);
   return a.action;

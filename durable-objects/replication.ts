@@ -73,10 +73,10 @@ export class Replication {
           if (this.subscribers.get(name) === stub) this.add(name);
         }));
       };
-      if (fired('replica.push.drop')) continue;
-      if (fired('replica.push.reorder')) this.held.push(send);
+      if (fired('replica.push.drop', this.o.ctx)) continue;
+      if (fired('replica.push.reorder', this.o.ctx)) this.held.push(send);
       else send();
-      if (fired('replica.push.duplicate')) send();
+      if (fired('replica.push.duplicate', this.o.ctx)) send();
     }
     for (const send of held) send();
   }

@@ -21,7 +21,7 @@ import { recordList, ResumingWatcher, type Gap } from './watchers';
 export interface RunOptions {
   seed: number;
   durationMs: number;
-  faults: string[]; // failpoint names (outside ones)
+  faults: string[]; // failpoint names (any a run can enable: robustness/run/failpoints.ts ALL)
   controllers?: boolean; // CONTROLLERS on, and the end-state checks (default true)
   crudClients?: number; // default 5
   watchClients?: number; // default 3

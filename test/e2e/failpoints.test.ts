@@ -8,7 +8,7 @@ import { http, startTestGateway, stopTestGateway, type Running } from './fixture
 import { httpWatch } from './watch-streams';
 
 const CM = '/api/v1/namespaces/fp/configmaps';
-const arm = (r: Running, name: string, term: string) => fetch(`${r.gateway.url}/debug/failpoints/${name}`, { method: 'PUT', body: term, headers: { authorization: 'Bearer e2e-admin-token' } });
+const arm = (r: Running, name: string, term: string, store = '') => fetch(`${r.gateway.url}/debug/failpoints/${name}${store ? `?store=${store}` : ''}`, { method: 'PUT', body: term, headers: { authorization: 'Bearer e2e-admin-token' } });
 
 describe('without ENABLE_TEST_HOOKS', () => {
   it('has no failpoint route', async () => {
@@ -36,7 +36,9 @@ describe('with ENABLE_TEST_HOOKS', () => {
   });
 
   it.each(['store.write.before-transaction', 'store.write.in-transaction', 'store.storage-error'])('%s: the write fails and changes nothing; the next succeeds', async (name) => {
-    expect((await arm(r, name, 'throw')).status).toBe(200);
+    // Only in the ConfigMaps' store: a write to another type first passes untouched.
+    expect((await arm(r, name, 'throw', 'core/configmaps')).status).toBe(200);
+    expect((await http(r, 'POST', '/api/v1/namespaces/fp/secrets', { metadata: { name: `s-${name}` } })).status).toBe(201);
     const failed = await http(r, 'POST', CM, { metadata: { name: `f-${name}` } });
     expect(failed.status).toBe(500);
     expect((await http(r, 'GET', `${CM}/f-${name}`)).status).toBe(404);
@@ -51,6 +53,7 @@ describe('with ENABLE_TEST_HOOKS', () => {
       expect((await arm(r, name, 'abort')).status).toBe(200);
       const res = await http(r, 'POST', CM, { metadata: { name: `a-${name}` } });
       expect(res.status).toBeGreaterThanOrEqual(500); // the object went away before answering: the outcome is unknown
+      expect(((await http(r, 'GET', '/debug/failpoints')).json as any).hits[name]).toBe(1); // counted across the abort
       // The store comes back from what was durable. The output gate held the answer, the watch frames and the
       // replica pushes of a write that was not yet durable: measured, the write is lost, and nobody saw it.
       expect((await http(r, 'POST', CM, { metadata: { name: `b-${name}` } })).status).toBe(201);
@@ -75,7 +78,7 @@ describe('with ENABLE_TEST_HOOKS', () => {
     try {
       const names: string[] = [];
       for (const [i, fp] of ['replica.push.drop', 'replica.push.duplicate', 'replica.push.reorder', '', 'replica.push.drop', ''].entries()) {
-        if (fp) expect((await arm(r, fp, 'throw')).status).toBe(200);
+        if (fp) expect((await arm(r, fp, 'throw', 'core/configmaps')).status).toBe(200);
         names.push(`p${i}`);
         expect((await http(r, 'POST', CM, { metadata: { name: `p${i}` } })).status).toBe(201);
       }

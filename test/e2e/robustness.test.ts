@@ -8,15 +8,15 @@
 // On failure the history is written under test-artifacts/robustness/ and the smallest violating sub-histories are
 // printed. ROBUSTNESS_SEED replays a run; `npm run robustness -- --minutes N --seed S --faults a,b` runs long ones.
 import { describe, expect, it } from 'vitest';
-import { OUTSIDE } from '../../robustness/run/failpoints';
+import { ALL } from '../../robustness/run/failpoints';
 import { runRobustness } from '../../robustness/run/run';
 
 const SEED = Number(process.env.ROBUSTNESS_SEED ?? 20261201);
 
-describe('robustness under every outside failpoint', () => {
+describe('robustness under every failpoint, outside and inside', () => {
   it('keeps linearizability, the watch guarantees and the control loops\' end states', async () => {
-    const result = await runRobustness({ seed: SEED, durationMs: 40_000, faults: OUTSIDE, controllers: true });
-    expect(new Set(result.history.faults!.map((f) => f.name))).toEqual(new Set(OUTSIDE));
+    const result = await runRobustness({ seed: SEED, durationMs: 40_000, faults: ALL, controllers: true });
+    expect(new Set(result.history.faults!.map((f) => f.name))).toEqual(new Set(ALL));
     expect(result.history.ops.filter((o) => o.note === 'body cut mid-request').length).toBeGreaterThan(0);
     expect(result.history.ops.filter((o) => !Number.isFinite(o.ret)).length).toBeGreaterThan(0); // the faults cost some answers
     expect(result.explanation ?? '', `history: ${result.historyFile}`).toBe('');
