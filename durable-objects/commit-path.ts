@@ -75,18 +75,18 @@ export class CommitPath {
         return next;
       },
     };
-    const ctx = this.o.ctx;
-    failpoint('store.write.before-transaction', ctx);
+    const { ctx, replication: { groupResource: store } } = this.o;
+    failpoint('store.write.before-transaction', ctx, store);
     const result = ctx.storage.transactionSync(() => {
       const value = fn(tx);
       if (changes.length) log.setMeta('revision', next);
-      if (changes.length) failpoint('store.storage-error', ctx);
-      if (changes.length) failpoint('store.write.in-transaction', ctx);
+      if (changes.length) failpoint('store.storage-error', ctx, store);
+      if (changes.length) failpoint('store.write.in-transaction', ctx, store);
       return value;
     });
-    if (changes.length) failpoint('store.write.after-commit', ctx);
+    if (changes.length) failpoint('store.write.after-commit', ctx, store);
     if (changes.length) this.publish(changes, now);
-    if (changes.length) failpoint('store.write.after-broadcast', ctx);
+    if (changes.length) failpoint('store.write.after-broadcast', ctx, store);
     return result;
   }
 
@@ -122,10 +122,10 @@ export class CommitPath {
     if (maxAgeMs > 0) upTo = Math.max(upTo, log.newestBefore(now - maxAgeMs) ?? 0);
     if (upTo <= this.compacted) return;
     this.o.ctx.storage.transactionSync(() => {
-      failpoint('store.compact.before-commit', this.o.ctx);
+      failpoint('store.compact.before-commit', this.o.ctx, this.o.replication.groupResource);
       log.compact(upTo);
     });
-    failpoint('store.compact.after-commit', this.o.ctx);
+    failpoint('store.compact.after-commit', this.o.ctx, this.o.replication.groupResource);
     this.compacted = upTo;
     this.eventCount = log.eventCount();
   }

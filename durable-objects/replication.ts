@@ -30,6 +30,10 @@ export class Replication {
     for (const row of o.ctx.storage.sql.exec<{ name: string }>('SELECT name FROM subscribers')) this.add(row.name);
   }
 
+  get groupResource(): string {
+    return this.o.groupResource;
+  }
+
   get size(): number {
     return this.subscribers.size;
   }
@@ -73,10 +77,10 @@ export class Replication {
           if (this.subscribers.get(name) === stub) this.add(name);
         }));
       };
-      if (fired('replica.push.drop', this.o.ctx)) continue;
-      if (fired('replica.push.reorder', this.o.ctx)) this.held.push(send);
+      if (fired('replica.push.drop', this.o.groupResource)) continue;
+      if (fired('replica.push.reorder', this.o.groupResource)) this.held.push(send);
       else send();
-      if (fired('replica.push.duplicate', this.o.ctx)) send();
+      if (fired('replica.push.duplicate', this.o.groupResource)) send();
     }
     for (const send of held) send();
   }

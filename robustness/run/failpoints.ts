@@ -144,11 +144,14 @@ async function armInside(ctx: FaultContext, name: string, action: 'throw' | 'abo
   const term = action === 'abort' ? 'abort' : `${ctx.rng.int(1, 3)}*throw`;
   const armed = await send(ctx.rec, 'PUT', `/debug/failpoints/${name}?store=${encodeURIComponent(store)}`, term, { 'content-type': 'text/plain' }, 5000);
   if (armed.status !== 200) return `arming ${term} → ${armed.status}`;
+  const from = ctx.rec.now();
   const deadline = Date.now() + ARMED_FOR_MS;
   let fired = 0;
   while (Date.now() < deadline && (fired = (await hits()) - before) === 0) await new Promise((r) => setTimeout(r, 100));
   await send(ctx.rec, 'PUT', `/debug/failpoints/${name}`, 'off', { 'content-type': 'text/plain' }, 5000);
-  return `${term} in ${store}: ${fired ? `fired ${fired}×` : `not reached in ${ARMED_FOR_MS} ms`}`;
+  if (fired) return `${term} in ${store}: fired ${fired}×`;
+  const writes = ctx.rec.ops.filter((o) => o.type === store && o.call >= from && o.op !== 'get' && o.op !== 'list').length;
+  return `${term} in ${store}: not reached in ${ARMED_FOR_MS} ms (${writes} writes sent to it meanwhile)`;
 }
 
 export function failpoint(name: string): Failpoint {
