@@ -9,9 +9,9 @@ import { parseAllDocuments } from 'yaml';
 const here = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const root = process.argv[2] ?? here;
 const n = Number(process.argv[3] ?? 2000);
-const { executeWrite } = await import(`${root}/core/writes.ts`);
+const { executeWrite } = await import(`${root}/core/writes/index.ts`).catch(() => import(`${root}/core/writes.ts`));
 const { setCustomTypes } = await import(`${root}/core/registry.ts`);
-const { typesFromCrd } = await import(`${root}/core/crd/custom-types.ts`);
+const { typesFromCrd } = await import(`${root}/core/crd/crd-types.ts`);
 const readDefaults = await import(`${root}/core/crd/read-defaults.ts`).catch(() => undefined);
 
 function crd(file: string) {

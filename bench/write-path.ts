@@ -3,7 +3,8 @@
 // worktree at an older commit): CPU time is less disturbed by other load on the machine than wall time.
 const root = process.argv[2] ?? new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const n = Number(process.argv[3] ?? 4000);
-const { executeWrite } = await import(`${root}/core/writes.ts`);
+// core/writes/ since the writes were split by verb; core/writes.ts before.
+const { executeWrite } = await import(`${root}/core/writes/index.ts`).catch(() => import(`${root}/core/writes.ts`));
 const { lookupGroupResource } = await import(`${root}/core/registry.ts`);
 const { podJson } = await import(`${root}/bench/lib/objects.ts`);
 const type = lookupGroupResource('core/pods');

@@ -22,6 +22,7 @@ export interface GetRequest {
   name: string;
   subresource: string;
   crdRevision?: number; // custom types: the CRD store revision the front door knows (crd-types.ts)
+  view?: string; // the apiVersion to answer in, when not the store's (core/views/view.ts)
 }
 
 export interface ListRequest {

@@ -12,6 +12,16 @@
 // ReplicaSet then holds one worker, has at most 2 requests ahead of anyone else's, and adds at most 20 pods a
 // second to what the scheduler and kubelets must do; its next burst waits until the informer has shown the
 // last one (expectations), while other keys get the other workers.
+//
+// Pod changes that can only move status are batched, as kube's Job controller batches its pod updates
+// (job_controller.go syncJobBatchPeriod, 1 s): one status write per window instead of one per pod. Issue 20
+// measured 1.02 ReplicaSet and 1.02 Deployment status writes per pod of a 1,000-replica rollout without it.
+// A pod that became ready or stopped being active wakes a ReplicaSet that had no such wake in the last
+// POD_UPDATE_BATCH_MS at once (a quiet ReplicaSet reports it without delay), else at the end of that
+// window, together with every other one meanwhile; other status-only changes (a pod bound, a create observed
+// while the burst's other creates are still unseen) wake it POD_UPDATE_BATCH_MS later. What needs action
+// wakes it at once: the create that satisfies the expectations (the next burst), a pod deleted or being
+// deleted (its replacement), a pod whose labels or controller changed (adoption, release).
 
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
@@ -161,10 +171,13 @@ export interface ReplicaSetDeps {
   kind?: ReplicaKind; // REPLICA_SET_KIND unless given
 }
 
+export const POD_UPDATE_BATCH_MS = 1000;
+
 export class ReplicaSetController {
   private readonly k: ReplicaKind;
   readonly queue: WorkQueue;
   readonly expectations: Expectations;
+  private readonly statusWake = new Map<string, number>(); // ReplicaSet key → when its last (or next) readiness wake runs
 
   private readonly api: Api;
 
@@ -178,6 +191,7 @@ export class ReplicaSetController {
       update: (rs) => this.queue.add(objectKey(rs)),
       delete: (rs) => {
         this.expectations.deleteExpectations(objectKey(rs));
+        this.statusWake.delete(objectKey(rs));
         this.queue.add(objectKey(rs));
       },
     });
@@ -210,14 +224,16 @@ export class ReplicaSetController {
     const key = this.ownerKey(pod);
     if (key) {
       this.expectations.creationObserved(key);
-      this.queue.add(key);
+      if (this.expectations.satisfied(key)) this.queue.add(key);
+      else this.queue.addAfter(key, POD_UPDATE_BATCH_MS);
     } else if (!controllerOf(pod)) {
       this.enqueueMatching(pod);
     }
   }
 
   private updatePod(pod: KubeObject, old: KubeObject): void {
-    if (isDeleting(pod) && !isDeleting(old)) {
+    const deleting = isDeleting(pod) && !isDeleting(old);
+    if (deleting) {
       const key = this.ownerKey(pod);
       if (key) this.expectations.deletionObserved(key, objectKey(pod));
     }
@@ -228,8 +244,25 @@ export class ReplicaSetController {
       this.queue.add(oldKey);
     }
     const key = this.ownerKey(pod);
-    if (key) this.queue.add(key);
-    else if (!ref && (JSON.stringify(labelsOf(pod)) !== JSON.stringify(labelsOf(old)) || oldRef)) this.enqueueMatching(pod);
+    if (key) {
+      const labelsChanged = JSON.stringify(labelsOf(pod)) !== JSON.stringify(labelsOf(old));
+      if (deleting || labelsChanged || oldRef?.uid !== ref?.uid) this.queue.add(key);
+      else if (isPodReady(pod) !== isPodReady(old) || isPodActive(pod) !== isPodActive(old)) this.wakeForStatus(key);
+      else this.queue.addAfter(key, POD_UPDATE_BATCH_MS);
+    } else if (!ref && (JSON.stringify(labelsOf(pod)) !== JSON.stringify(labelsOf(old)) || oldRef)) this.enqueueMatching(pod);
+  }
+
+  /**
+   * At once if the last readiness wake is a window old, else when that window ends (one wake covers all in it).
+   * Always asked of the queue, never assumed: it keeps one timer per key, the earliest, so a wake planned
+   * for later may have been folded into an earlier timer that has fired since.
+   */
+  private wakeForStatus(key: string): void {
+    const now = this.d.clock.now();
+    const last = this.statusWake.get(key);
+    const next = last === undefined ? now : last > now ? last : Math.max(now, last + POD_UPDATE_BATCH_MS);
+    this.statusWake.set(key, next);
+    this.queue.addAfter(key, next - now);
   }
 
   private deletePod(pod: KubeObject): void {

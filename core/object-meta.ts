@@ -4,7 +4,6 @@
 import { apiVersionOf, type ResourceType } from './registry';
 import { badRequest, invalid, StatusError, type StatusCause } from './status';
 import { validateName, validateLabels, validateAnnotations, invalidValue, required } from './validation/names';
-import { validateTyped, validateTypedStatus } from './validation/typed';
 import { noNewFinalizers } from './validation/meta';
 
 export interface KubeObject {
@@ -88,10 +87,10 @@ export function reconcileNamespace(type: ResourceType, obj: KubeObject, pathName
 }
 
 /**
- * Metadata rules, then the type's own (validation/typed.ts). `old` makes it an update (roleRef, Secret
- * type); `typed` is false for status writes, which kube validates without the spec, by the status rules.
+ * Metadata rules, then `typed`: the causes of the type's own validation (its strategy's, core/strategies/), in
+ * kube's order; one 422 Invalid for all of them. `old`: the stored object an update replaces.
  */
-export function validateObject(type: ResourceType, obj: KubeObject, old?: KubeObject, typed = true): void {
+export function validateObject(type: ResourceType, obj: KubeObject, typed: StatusCause[], old?: KubeObject): void {
   const m = obj.metadata;
   // ValidateObjectMetaAccessorUpdate's first rule, so first here too.
   const causes: StatusCause[] = old?.metadata.deletionTimestamp ? noNewFinalizers(m.finalizers, old.metadata.finalizers) : [];
@@ -106,9 +105,7 @@ export function validateObject(type: ResourceType, obj: KubeObject, old?: KubeOb
   if (m.finalizers !== undefined && !Array.isArray(m.finalizers)) {
     causes.push(invalidValue('metadata.finalizers', m.finalizers, 'must be a list'));
   }
-  // By kind, for built-ins only: a custom resource may share a built-in kind's name (Knative's Service).
-  if (typed && !type.custom) causes.push(...validateTyped(type.kind, obj, old));
-  else if (old && !type.custom) causes.push(...validateTypedStatus(type.group, type.kind, obj, old));
+  causes.push(...typed);
   if (causes.length) throw new StatusError(invalid(type.group, type.kind, m.name ?? m.generateName ?? '', causes));
 }
 

@@ -113,6 +113,25 @@ export function badRequest(message: string): Status {
   return failure(400, 'BadRequest', message);
 }
 
+/**
+ * 422 for a patch whose result does not decode: NewInvalid(schema.GroupKind{}, "", field.Invalid("patch", …)),
+ * so every StatusDetails field but the causes is empty (and omitted) and the message starts ` "" is invalid`.
+ */
+export function invalidPatchResult(patchValue: string, message: string): Status {
+  const cause = `Invalid value: ${patchValue}: ${message}`;
+  return failure(422, 'Invalid', ` "" is invalid: patch: ${cause}`, { causes: [{ reason: 'FieldValueInvalid', message: cause, field: 'patch' }] });
+}
+
+/** 422 as NewGenericServerResponse(422, …) words it for a request it cannot apply: a fixed message, empty details. */
+export function genericInvalid(message: string): Status {
+  return failure(422, 'Invalid', message, {});
+}
+
+/** 409 of a server-side apply that would take fields other managers own (fieldmanager NewConflictError). */
+export function fieldManagerConflict(message: string, causes: StatusCause[]): Status {
+  return failure(409, 'Conflict', message, { causes });
+}
+
 export function unauthorized(message = 'Unauthorized'): Status {
   return failure(401, 'Unauthorized', message);
 }
@@ -170,6 +189,11 @@ export function tooManyRequests(message: string, retryAfterSeconds: number): Sta
   return failure(429, 'TooManyRequests', message, { retryAfterSeconds });
 }
 
+/** A plain Go error reaching the response writer (ErrorToAPIStatus): 500, reason StatusReasonUnknown (""), so omitted. */
+export function unknownError(message: string): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 };
+}
+
 export function internalError(message: string): Status {
   return failure(500, 'InternalError', `Internal error occurred: ${message}`, {
     causes: [{ message }],
@@ -188,6 +212,14 @@ export function statusOf(e: unknown): Status {
 /** 503, as apimachinery's NewServiceUnavailable: the server cannot serve yet (e.g. a required secret is unset). */
 export function serviceUnavailable(message: string): Status {
   return failure(503, 'ServiceUnavailable', message);
+}
+
+/**
+ * The Success Status a POST answers 201 with when its REST storage returns a Status rather than an object (the
+ * pods/binding and pods/eviction subresources; apiserver handlers/create.go).
+ */
+export function createdStatus(): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
 }
 
 /** 504 for a resourceVersion the store has not reached; apiserver storage/errors.go NewTooLargeResourceVersionError. */

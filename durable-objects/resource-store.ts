@@ -12,6 +12,7 @@ import { objectKey } from '../core/object-key';
 import { parseSelectors } from '../core/list/options';
 import { serveList } from '../core/list/serve-list';
 import { scaleOf } from '../core/scale';
+import { jsonInView } from '../core/views/view';
 import type { LogReply } from '../core/follow/change-log';
 import { requireSettings, type Settings } from '../core/settings';
 import { isCoreService } from '../core/admission/service-allocation';
@@ -69,7 +70,7 @@ export class ResourceStore extends DurableObject<Bindings> implements StoreRpc {
       const entry = this.cache.state.get(objectKey(req.namespace, req.name));
       if (!entry) throw new StatusError(notFound(type, req.name));
       if (req.subresource === 'scale') return { code: 200, body: JSON.stringify(scaleOf(JSON.parse(entry.json), type.custom?.scale)) };
-      return { code: 200, body: entry.json };
+      return { code: 200, body: jsonInView(type, req.view, entry.json) };
     });
   }
 

@@ -1,4 +1,4 @@
-// Canonical layer: what a write does in the store: core's executeWrite (core/writes.ts) inside one commit-path
+// Canonical layer: what a write does in the store: core's executeWrite (core/writes/) inside one commit-path
 // transaction, the namespace fence checked on every create, the reply serialized once; and the bootstrap
 // objects each store brings up to date at every start, through the same path.
 

@@ -19,7 +19,7 @@ export interface RolloutResult {
 }
 
 /** Per resource type, the store's newest revision. */
-async function revisions(ep: Edgeplane): Promise<Map<string, number>> {
+export async function revisions(ep: Edgeplane): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (const [k, v] of await ep.metrics()) {
     if (k.startsWith('edgeplane_store_revision{')) out.set(/resource="([^"]*)"/.exec(k)?.[1] ?? '?', v);

@@ -57,8 +57,7 @@ export function allocateServiceCreate(svc: KubeObject, held: ServiceAllocations,
  * (patchAllocatedValues), clusterIP and clusterIPs kept in step (normalizeClusterIPs), and fields a type change
  * makes meaningless dropped when the client left them as they were (dropTypeDependentFields).
  */
-export function keepAllocatedValues(type: { group: string; kind: string }, old: KubeObject, next: KubeObject): void {
-  if (!isCoreService(type)) return;
+export function keepAllocatedValues(old: KubeObject, next: KubeObject): void {
   let before = specOf(old);
   const after = specOf(next);
   if (!before || !after) return;

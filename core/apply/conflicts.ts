@@ -1,7 +1,7 @@
 // Core (server-side apply): the 409 an apply with conflicts gets, word for word as kube-apiserver
 // writes it (apimachinery managedfields/internal/conflict.go, api/errors NewApplyConflict).
 
-import type { Status, StatusCause } from '../status';
+import { fieldManagerConflict, type Status, type StatusCause } from '../status';
 import { goQuote } from '../validation/names';
 import { parseIdentifier } from './managed-fields';
 import { pathString } from './path-element';
@@ -43,8 +43,5 @@ export function conflictStatus(conflicts: Conflict[]): Status {
   const causes: StatusCause[] = conflicts.map((c) => ({
     reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathString(c.path),
   }));
-  return {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: conflictMessage(conflicts),
-    reason: 'Conflict', details: { causes }, code: 409,
-  };
+  return fieldManagerConflict(conflictMessage(conflicts), causes);
 }

@@ -22,7 +22,7 @@
 //   responsewriters.ErrorToAPIStatus turns into code 500, reason "" (StatusReasonUnknown) and the
 //   error text as message.
 
-import { StatusError, type Status } from '../status';
+import { badRequest, genericInvalid, requestEntityTooLarge, StatusError, unknownError, type Status } from '../status';
 
 export type PatchErrorCode = 400 | 413 | 422 | 500;
 export type PatchErrorReason = 'BadRequest' | 'RequestEntityTooLarge' | 'Invalid' | '';
@@ -52,7 +52,7 @@ export class PatchError extends StatusError {
     message: string,
     readonly detail: string = message,
   ) {
-    super(patchStatus(code, reason, message));
+    super(patchStatus(code, message));
     this.name = 'PatchError';
   }
 
@@ -62,14 +62,19 @@ export class PatchError extends StatusError {
   }
 }
 
-// Field order as metav1.Status; StatusReasonUnknown is "" and so omitted; the generic 422 carries
-// an empty details object (NewGenericServerResponse always sets Details).
-function patchStatus(code: PatchErrorCode, reason: PatchErrorReason, message: string): Status {
-  const s: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message };
-  if (reason) s.reason = reason;
-  if (code === 422) s.details = {};
-  s.code = code;
-  return s as unknown as Status;
+// The Status of each code (core/status.ts): 400 and 413 as apimachinery's constructors word them, the generic 422
+// (NewGenericServerResponse: empty details), and a plain error's 500 (no reason).
+function patchStatus(code: PatchErrorCode, message: string): Status {
+  switch (code) {
+    case 400:
+      return badRequest(message);
+    case 413:
+      return requestEntityTooLarge(message);
+    case 422:
+      return genericInvalid(message);
+    default:
+      return unknownError(message);
+  }
 }
 
 /** errors.NewBadRequest: malformed body or malformed strategic directive. */
@@ -93,11 +98,7 @@ export function internalPatchError(message: string): PatchError {
 }
 
 export function tooManyOperations(count: number): PatchError {
-  return new PatchError(
-    413,
-    'RequestEntityTooLarge',
-    `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${count}`,
-  );
+  return new PatchError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${count}`);
 }
 
 /** mergepatch/errors.go sentinel texts, named as in Go so the mapping above can be checked. */

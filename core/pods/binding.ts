@@ -79,6 +79,3 @@ export function bindPod(current: KubeObject | undefined, name: string, body: str
   status.conditions = prior ? conditions.map((c) => (c === prior ? scheduled : c)) : [...conditions, scheduled];
   return next;
 }
-
-/** The 201 answer of a successful binding (apiserver handlers/create.go for a Status result). */
-export const BINDING_SUCCESS = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };

@@ -19,5 +19,3 @@ export function evictionDeleteOptions(body: string, name: string): string {
   if (e.metadata?.name !== undefined && e.metadata.name !== name) throw new StatusError(badRequest('name in URL does not match name in Eviction object'));
   return JSON.stringify(e.deleteOptions ?? {});
 }
-
-export const EVICTION_SUCCESS = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };

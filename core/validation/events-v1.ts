@@ -2,7 +2,7 @@
 // (pkg/apis/core/validation/events.go ValidateEventCreate with a non-core request version): the legacy
 // checks, with the reporting controller named `reportingController`, then series, eventTime required,
 // type Normal|Warning, and none of the fields only core/v1 writes may carry. The body is the event as
-// core/v1 sees it (core/events-view.ts), so the paths of those last fields are the core/internal names,
+// core/v1 sees it (core/views/events-v1.ts), so the paths of those last fields are the core/internal names,
 // exactly as kube reports them.
 import { validateEvent } from './other';
 import { invalidValue, required } from './names';

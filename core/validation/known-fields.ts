@@ -18,7 +18,7 @@ import { jsonDepthError } from '../encoding/json-depth';
 import { kindNode } from '../schema/compile';
 import { decodeTyped, GoDecodeError, type FieldValidation } from '../schema/decode';
 import { duplicateFields } from '../schema/duplicates';
-import { badRequest, StatusError, type Status } from '../status';
+import { badRequest, invalidPatchResult, StatusError, type Status } from '../status';
 import { goQuote } from './names';
 import { goJsonSyntaxError } from '../patch/go-json-scanner';
 import { jsonTypeWord } from '../patch/go-format';
@@ -69,12 +69,7 @@ function failure(target: DecodeTarget, message: string, opts: DecodeOptions): St
   if (!opts.patchValue) {
     return badRequest(`${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}: ${message}`);
   }
-  // errors.NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), value, message)).
-  const cause = `Invalid value: ${goQuote(opts.patchValue())}: ${message}`;
-  return {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: ` "" is invalid: patch: ${cause}`,
-    reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', message: cause, field: 'patch' }] }, code: 422,
-  };
+  return invalidPatchResult(goQuote(opts.patchValue()), message);
 }
 
 // meta.SimpleMetaFactory.Interpret's target, as reflect prints the anonymous struct type.

@@ -50,6 +50,13 @@ export function validateTyped(kind: string, obj: KubeObject, old?: KubeObject): 
   return v.all;
 }
 
+/** The ObjectMeta causes alone (ownerReferences, finalizers): what a custom type gets besides its schema's. */
+export function validateMetadataExtras(obj: KubeObject): StatusCause[] {
+  const v = new Causes();
+  validateMetaExtras(v, obj.metadata);
+  return v.all;
+}
+
 /** Status validation of a built-in type, by group/kind (a custom resource may share a kind's name). */
 const STATUS_BY_GROUP_KIND = new Map<string, (v: Causes, obj: Obj, old: Obj) => void>([
   ['batch/Job', validateJobStatusUpdate],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../client/types';
 import { RESOURCES } from '../../controllers/api-client';
-import { BURST_REPLICAS, calculateRsStatus, MAX_BATCH, podFromTemplate, podsToDelete, replicaDiff, ReplicaSetController, slowStartBatches } from '../../controllers/replicaset';
+import { BURST_REPLICAS, calculateRsStatus, MAX_BATCH, POD_UPDATE_BATCH_MS, podFromTemplate, podsToDelete, replicaDiff, ReplicaSetController, slowStartBatches } from '../../controllers/replicaset';
 import { ApiError } from '../../client/types';
 import { CONTROLLER_CLIENT_BURST, CONTROLLER_CLIENT_QPS } from '../../controllers/client-throttle';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder, uid } from './fakes';
@@ -244,6 +244,70 @@ describe('ReplicaSetController.sync', () => {
     expect(api.writes('create', 'pods')).toHaveLength(0);
     expect(api.writes('delete', 'pods')).toHaveLength(0);
     expect(c.queue.len()).toBe(1); // back for the rest, behind the other keys
+  });
+
+  it('batches pod changes that only move status into one sync per window (a quiet ReplicaSet\'s first ready pod at once), and wakes at once for a burst\'s last create, a deletion or a label change', async () => {
+    const { clock, api, c, pods } = setup(3);
+    const take = async () => { const k = await c.queue.get(); c.queue.done(k!); return k; };
+    await take(); // the key the informer queued for the ReplicaSet
+    await c.sync('ns/web-abc');
+    const created = api.writes('create', 'pods').map((x, i) => pod(`p${i}`, {}));
+    // The burst's first two creates observed: status only, batched.
+    pods.add(created[0]);
+    pods.add(created[1]);
+    expect(c.queue.len()).toBe(0);
+    pods.add(created[2]); // the last one: the expectations are met, the next burst may start now
+    expect(c.queue.len()).toBe(1);
+    await take();
+    clock.advance(POD_UPDATE_BATCH_MS); // the window the first adds opened ends (a delaying queue's timer stays set)
+    expect(c.queue.len()).toBe(1);
+    await take();
+    // Bound, nothing that moves status yet: a window later.
+    for (let i = 0; i < 3; i++) pods.add(pod(`p${i}`, { node: 'n1' }));
+    expect(c.queue.len()).toBe(0);
+    clock.advance(POD_UPDATE_BATCH_MS);
+    expect(c.queue.len()).toBe(1);
+    await take();
+    // Ready: the first wakes the quiet ReplicaSet at once; the next two share one wake when its window ends.
+    pods.add(pod('p0', { node: 'n1', phase: 'Running', ready: true }));
+    expect(c.queue.len()).toBe(1);
+    await take();
+    clock.advance(100);
+    pods.add(pod('p1', { node: 'n1', phase: 'Running', ready: true }));
+    pods.add(pod('p2', { node: 'n1', phase: 'Running', ready: true }));
+    expect(c.queue.len()).toBe(0);
+    clock.advance(POD_UPDATE_BATCH_MS - 101);
+    expect(c.queue.len()).toBe(0);
+    clock.advance(1);
+    expect(c.queue.len()).toBe(1);
+    await take();
+    // A pod being deleted (its replacement) and a pod whose labels changed wake it at once.
+    pods.add({ ...pod('p0', { node: 'n1', phase: 'Running', ready: true }), metadata: { ...pod('p0').metadata, deletionTimestamp: '2026-01-01T00:00:30Z' } });
+    expect(c.queue.len()).toBe(1);
+    await take();
+    pods.add(pod('p1', { node: 'n1', phase: 'Running', ready: true, labels: { app: 'web', 'pod-template-hash': 'abc', extra: 'x' } }));
+    expect(c.queue.len()).toBe(1);
+  });
+
+  it('never loses a readiness wake that the queue folded into an earlier timer', async () => {
+    const { clock, c, pods } = setup(3);
+    const take = async () => { const k = await c.queue.get(); c.queue.done(k!); return k; };
+    for (let i = 0; i < 3; i++) pods.add(pod(`p${i}`, {}));
+    await take();
+    pods.add(pod('p0', { node: 'n1' })); // bound: a wake a window later (t = 1000)
+    clock.advance(900);
+    pods.add(pod('p1', { node: 'n1', phase: 'Running', ready: true })); // quiet: at once
+    expect(c.queue.len()).toBe(1);
+    await take();
+    clock.advance(50);
+    pods.add(pod('p2', { node: 'n1', phase: 'Running', ready: true })); // planned for t = 1900, folded into t = 1000
+    clock.advance(50);
+    expect(c.queue.len()).toBe(1);
+    await take();
+    clock.advance(100);
+    pods.add(pod('p0', { node: 'n1', phase: 'Running', ready: true })); // t = 1100: must still get its wake
+    clock.advance(800);
+    expect(c.queue.len()).toBe(1);
   });
 
   it('forgets the expectations of a deleted ReplicaSet', async () => {

@@ -33,15 +33,37 @@ function pod(o: { annotations?: Record<string, string>; job?: boolean; status?: 
 const lastStatus = (api: FakeApi) => (api.writes('patch', 'pods').at(-1)!.body as any).status;
 
 describe('simulated kubelet', () => {
-  it('takes a bound pod through ContainerCreating to Running with an IP from the node\'s CIDR', async () => {
+  it('takes a bound pod to Running and Ready in one status write after the startup delay, with no container events (kwok\'s fast stage)', async () => {
     const { clock, api, recorder, sim, put } = setup();
     put(pod());
+    await sim.sync('ns/p');
+    expect(api.writes()).toEqual([]); // starting up: nothing to report yet
+    clock.advance(499);
+    await sim.sync('ns/p');
+    expect(api.writes()).toEqual([]);
+    clock.advance(1);
+    await sim.sync('ns/p');
+    expect(api.writes().map((w) => `${w.verb} ${w.resource} ${w.subresource}`)).toEqual(['patch pods status']);
+    const running = lastStatus(api);
+    expect(running).toMatchObject({ phase: 'Running', hostIP: '10.0.1.1', podIP: '10.244.1.2', podIPs: [{ ip: '10.244.1.2' }], qosClass: 'BestEffort' });
+    expect(running.conditions.map((c: any) => `${c.type}=${c.status}`)).toEqual(['PodReadyToStartContainers=True', 'Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True']);
+    expect(running.containerStatuses).toMatchObject([{ name: 'c', ready: true, started: true, state: { running: {} } }]);
+    await sim.sync('ns/p'); // the informer has not shown it yet: nothing written twice
+    put(pod({ status: running }));
+    await sim.sync('ns/p'); // Running and Ready: nothing more to write
+    expect(api.writes()).toHaveLength(1);
+    expect(recorder.events).toEqual([]);
+  });
+
+  it('takes a pod annotated simulate-kubelet=full through ContainerCreating to Running with a kubelet\'s events', async () => {
+    const { clock, api, recorder, sim, put } = setup();
+    put(pod({ annotations: { 'edgeplane.dev/simulate-kubelet': 'full' } }));
     await sim.sync('ns/p');
     expect(lastStatus(api)).toMatchObject({ phase: 'Pending', hostIP: '10.0.1.1', containerStatuses: [{ state: { waiting: { reason: 'ContainerCreating' } } }] });
     expect(recorder.events.map((e) => e.reason)).toEqual(['Pulling']);
     await sim.sync('ns/p'); // the informer has not shown it yet: nothing written twice
     expect(api.writes('patch', 'pods')).toHaveLength(1);
-    put(pod({ status: lastStatus(api) }));
+    put(pod({ annotations: { 'edgeplane.dev/simulate-kubelet': 'full' }, status: lastStatus(api) }));
     clock.advance(500);
     await sim.sync('ns/p');
     const running = lastStatus(api);
@@ -66,18 +88,20 @@ describe('simulated kubelet', () => {
     }
   });
 
-  it('stops a deleted pod\'s containers, then deletes it with grace 0', async () => {
-    const { clock, api, recorder, sim, put } = setup();
-    const p = pod({ status: { phase: 'Running' } });
-    p.metadata.deletionTimestamp = '2026-01-01T00:00:30Z';
-    p.metadata.deletionGracePeriodSeconds = 30;
-    put(p);
-    await sim.sync('ns/p');
-    expect(recorder.events).toEqual([{ name: 'p', type: 'Normal', reason: 'Killing', message: 'Stopping container c' }]);
-    expect(api.writes('delete')).toEqual([]);
-    clock.advance(1000);
-    await sim.sync('ns/p');
-    expect(api.writes('delete')[0].options).toEqual({ gracePeriodSeconds: 0, preconditions: { uid: 'u1' } });
+  it('stops a deleted pod\'s containers, then deletes it with grace 0 (Killing with simulate-kubelet=full)', async () => {
+    for (const full of [false, true]) {
+      const { clock, api, recorder, sim, put } = setup();
+      const p = pod({ status: { phase: 'Running' }, annotations: full ? { 'edgeplane.dev/simulate-kubelet': 'full' } : undefined });
+      p.metadata.deletionTimestamp = '2026-01-01T00:00:30Z';
+      p.metadata.deletionGracePeriodSeconds = 30;
+      put(p);
+      await sim.sync('ns/p');
+      expect(recorder.events).toEqual(full ? [{ name: 'p', type: 'Normal', reason: 'Killing', message: 'Stopping container c' }] : []);
+      expect(api.writes('delete')).toEqual([]);
+      clock.advance(1000);
+      await sim.sync('ns/p');
+      expect(api.writes('delete')[0].options).toEqual({ gracePeriodSeconds: 0, preconditions: { uid: 'u1' } });
+    }
   });
 
   it('leaves the pods of a stopped node alone', async () => {

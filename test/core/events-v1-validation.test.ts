@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateEventsV1Create } from '../../core/validation/events-v1';
-import { toCoreEvent } from '../../core/events-view';
+import { toCoreEvent } from '../../core/views/events-v1';
 import { invalid } from '../../core/status';
 
 const good = {

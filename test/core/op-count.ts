@@ -1,6 +1,6 @@
 // Test helper: a deterministic cost count for pure functions over JSON, immune to machine speed.
 // While `fn` runs, the built-ins such code spends its time in are wrapped: a property probe or a
-// hash lookup counts 1, a linear array scan or splice counts the array's length. Growth of the
+// hash lookup counts 1, a linear array scan or splice counts the array's length, a string search what it reads. Growth of the
 // count with the input shows the algorithm's complexity exactly (quadratic code gives 16x the
 // count for 4x the input, linear code 4x).
 
@@ -28,7 +28,6 @@ const BY_LENGTH: [object, string][] = [
   [Array.prototype, 'map'],
   [Array.prototype, 'slice'],
   [String.prototype, 'includes'],
-  [String.prototype, 'indexOf'],
   [String.prototype, 'startsWith'],
 ];
 const STATIC: [object, string][] = [
@@ -56,6 +55,11 @@ export function countOps(fn: () => void): number {
   for (const [owner, name] of UNIT) wrap(owner, name, () => 1);
   for (const [owner, name] of BY_LENGTH) wrap(owner, name, (self) => 1 + ((self as { length?: number }).length ?? 0));
   for (const [owner, name] of STATIC) wrap(owner, name, (_self, _args, out) => 1 + (out as unknown[]).length);
+  // A string search from a position reads up to its match (or the end), not the whole string.
+  wrap(String.prototype, 'indexOf', (self, args, out) => {
+    const from = Math.max(0, Math.trunc(Number(args[1] ?? 0)) || 0);
+    return 1 + Math.max(0, ((out as number) >= 0 ? (out as number) + String(args[0]).length : (self as string).length) - from);
+  });
   try {
     fn();
   } finally {

@@ -71,11 +71,27 @@ describe('scheduler and simulated nodes', () => {
       ]));
     }
     const name = pods[0].metadata.name;
+    // kwok's fast stage: one status write to Running, and the scheduler's event only.
+    const events = await waitFor('the Scheduled event', async () => {
+      const list = await eventsFor(r, 'default', name);
+      return list.some((e) => e.reason === 'Scheduled') ? list : undefined;
+    });
+    expect(events.map((e) => e.reason)).toEqual(['Scheduled']);
+    expect(await must(r, 'describe', 'pod', name)).toMatch(new RegExp(`Normal\\s+Scheduled\\s+\\S+\\s+default-scheduler\\s+Successfully assigned default/${name} to ${nodeOf(pods[0])}`));
+  });
+
+  it('gives a pod annotated simulate-kubelet=full a kubelet\'s ContainerCreating and container events', async () => {
+    await http(r, 'POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name: 'full', labels: { app: 'full' }, annotations: { 'edgeplane.dev/simulate-kubelet': 'full' } },
+      spec: { containers: [{ name: 'nginx', image: 'nginx' }] },
+    });
+    const [p] = await allRunning(r, 'default', 'app=full', 1);
     const describe = await waitFor('the kubelet events in describe', async () => {
-      const out = await must(r, 'describe', 'pod', name);
+      const out = await must(r, 'describe', 'pod', 'full');
       return /Started/.test(out) ? out : undefined;
     });
-    expect(describe).toMatch(new RegExp(`Normal\\s+Scheduled\\s+\\S+\\s+default-scheduler\\s+Successfully assigned default/${name} to ${nodeOf(pods[0])}`));
+    expect(describe).toMatch(new RegExp(`Normal\\s+Scheduled\\s+\\S+\\s+default-scheduler\\s+Successfully assigned default/full to ${nodeOf(p)}`));
     expect(describe).toMatch(/Normal\s+Pulling\s+\S+\s+kubelet\s+Pulling image "nginx"/);
     expect(describe).toMatch(/Normal\s+Created\s+\S+\s+kubelet\s+Created container: nginx/);
     expect(describe).toMatch(/Normal\s+Started\s+\S+\s+kubelet\s+Started container nginx/);
@@ -150,7 +166,7 @@ describe('scheduler and simulated nodes', () => {
   it('deletes a bound pod gracefully: Terminating until its kubelet has stopped it', async () => {
     await http(r, 'POST', '/api/v1/namespaces/default/pods', {
       apiVersion: 'v1', kind: 'Pod',
-      metadata: { name: 'slow', labels: { app: 'slow' }, annotations: { 'edgeplane.dev/simulate-termination-seconds': '4' } },
+      metadata: { name: 'slow', labels: { app: 'slow' }, annotations: { 'edgeplane.dev/simulate-termination-seconds': '4', 'edgeplane.dev/simulate-kubelet': 'full' } },
       spec: { containers: [{ name: 'c', image: 'nginx' }] },
     });
     await allRunning(r, 'default', 'app=slow', 1);

@@ -1,72 +1,42 @@
-// Front door: dispatches a resource request (verb, type, namespace, name) to the canonical store,
-// after the checks kube-apiserver makes before storage: scope, allowed verbs, namespace admission.
+// Front door: a resource request (verb, type, namespace, name), checked as kube-apiserver's router checks it before
+// any handler runs — scope, allowed verbs, the answer's media type — then handed to its verb's handler (one module
+// each) with the store that serves the type and the view that store answers in (core/views/view.ts).
 
-import type { Context } from 'hono';
-import type { ResourceRequest } from '../../core/request-info';
-import { groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
-import { badRequest, forbidden, invalid, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
-import { toTableIsolated } from '../../core/tables/isolated';
-import { logRenderError } from '../../core/list/render';
-import type { StoreReply } from '../../contract/rpc';
-import type { WriteRequest } from '../../core/writes';
-import { parseSelectors } from '../../core/list/options';
-import { optionalQueryBool } from '../../core/query-bool';
-import type { AppEnv } from '../env';
-import { storeFor } from '../stores';
-import { readBodyBytes } from '../body';
-import { decodeBody } from '../request-body';
-import { parseFieldValidation } from '../../core/validation/known-fields';
-import { listFormat, negotiateOutput } from '../negotiation';
-import { admitCreate, deleteNamespace } from './namespace-lifecycle';
+import type { ResourceRequest, Verb } from '../../core/request-info';
+import type { ResourceType } from '../../core/registry';
+import { methodNotAllowed, StatusError, unknownResource } from '../../core/status';
+import { servedBy } from '../../core/views/view';
+import { negotiateOutput } from '../negotiation';
+import { get } from './get';
+import { list } from './list';
 import { watch } from './watch';
-import { review, tokenRequest } from './reviews';
-import { escalationGrant, RBAC_GROUP } from './escalation';
-import { allAuthorizers, authorizerFor } from '../authz';
-import { resourceAttributes } from '../../core/rbac/request-attributes';
-import { forbiddenReason } from '../../core/rbac/authorize';
-import { isApplyPatch } from '../../core/apply/apply-body';
-import { clientKey, mayChooseReplica, replicaFor, servableByReplica } from '../replicas';
-import { forwardedCrdRevision } from '../../contract/crd-types';
-import { afterCrdWrite, resumeCrdCleanup } from './crd-lifecycle';
-import { CRD_GROUP_RESOURCE } from '../../core/crd/crd-object';
-import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd/versions';
-import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '../../core/events-view';
-import { validateEventsV1Create } from '../../core/validation/events-v1';
-import { evictionDeleteOptions, EVICTION_SUCCESS } from '../../core/pods/eviction';
-import { deleteCollectionResponse } from './delete-collection';
+import { create } from './create';
+import { update } from './update';
+import { patch } from './patch';
+import { deleteCollection, deleteOne } from './delete';
+import type { Ctx, Handler } from './call';
 
-type Ctx = Context<AppEnv>;
+const HANDLERS: Readonly<Record<Exclude<Verb, 'watch'>, Handler>> = {
+  get, list, create, update, patch, delete: deleteOne, deletecollection: deleteCollection,
+};
 
 export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Response> {
-  const type = info.type;
-  if (!type || (info.namespace && !type.namespaced)) throw new StatusError(unknownResource());
+  const requested = info.type;
+  if (!requested || (info.namespace && !requested.namespaced)) throw new StatusError(unknownResource());
   // /api/v1/pods (no namespace) serves list and watch across namespaces, nothing else.
-  const allNamespaces = type.namespaced && !info.namespace;
+  const allNamespaces = requested.namespaced && !info.namespace;
   // PUT and PATCH have routes on items only (a collection path answers 405, as kube's router does).
   const itemVerbOnCollection = (info.verb === 'update' || info.verb === 'patch') && !info.name;
-  if (!type.verbs.includes(info.verb) || itemVerbOnCollection || (allNamespaces && info.verb !== 'list' && info.verb !== 'watch')) {
+  if (!requested.verbs.includes(info.verb) || itemVerbOnCollection || (allNamespaces && info.verb !== 'list' && info.verb !== 'watch')) {
     throw new StatusError(methodNotAllowed());
   }
   // namespaces/finalize serves PUT alone (kube installs only Update for it).
   if (info.subresource === 'finalize' && info.verb !== 'update') throw new StatusError(methodNotAllowed());
+  const call = { ...servedBy(requested), info, url: new URL(c.req.url) };
+  if (info.verb === 'watch') return watch(c, call);
   // 406 before anything is done: a write must not happen when its answer cannot be sent.
-  if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
-  const url = new URL(c.req.url);
-  // events.k8s.io/v1 Events: the core/v1 events store, bodies and replies converted (core/events-view.ts).
-  if (type.viewOf) {
-    const storage = lookupGroupResource(type.viewOf)!;
-    if (info.verb === 'watch') return watch(c, storage, info, url, EVENTS_V1);
-    const res = await dispatch(c, storage, info, url, true);
-    return new Response(replyToEventsV1(await res.text()), { status: res.status, headers: res.headers });
-  }
-  // A CRD version other than the storage one: apiVersion rewritten both ways (core/crd/versions.ts).
-  if (needsConversion(type) && info.verb !== 'watch') {
-    const res = await dispatch(c, type, info, url);
-    const text = replyFromStorage(type, await res.text());
-    return deprecated(type, new Response(text, { status: res.status, headers: res.headers }));
-  }
-  const res = await dispatch(c, type, info, url);
-  return info.verb === 'watch' ? res : deprecated(type, res);
+  negotiateOutput(c.req.header('accept'));
+  return deprecated(requested, await HANDLERS[info.verb](c, call));
 }
 
 /** A deprecated CRD version's Warning on every answer (apiextensions customresource_handler.go). */
@@ -76,196 +46,4 @@ function deprecated(type: ResourceType, res: Response): Response {
   const out = new Response(res.body, res);
   out.headers.append('warning', `299 - ${JSON.stringify(warning)}`);
   return out;
-}
-
-async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false): Promise<Response> {
-  switch (info.verb) {
-    case 'get':
-      return get(c, type, info);
-    case 'list': {
-      const req = {
-        namespace: info.namespace, query: url.search, format: listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined),
-        crdRevision: type.custom ? forwardedCrdRevision() : undefined,
-      };
-      const user = c.get('user');
-      const replica = servableByReplica(url.searchParams) ? replicaFor(c.env, c.get('settings'), type, c.req.raw, clientKey(user.username, c.req.raw), mayChooseReplica(user)) : undefined;
-      if (replica) return replica.stub.list(groupResource(type), replica.name, req);
-      return storeFor(c.env, type).list(groupResource(type), req);
-    }
-    case 'watch':
-      return watch(c, type, info, url);
-    default:
-      return write(c, type, info, url, eventsView);
-  }
-}
-
-async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<Response> {
-  const result = await storeFor(c.env, type).get(groupResource(type), {
-    namespace: info.namespace, name: info.name, subresource: info.subresource, crdRevision: type.custom ? forwardedCrdRevision() : undefined,
-  });
-  if (!result.ok || info.subresource) return reply(result);
-  const url = new URL(c.req.url);
-  const format = listFormat(c.req.header('accept'), url.searchParams.get('includeObject') ?? undefined);
-  if (format.as !== 'Table') return reply(result);
-  const obj = JSON.parse(result.value.body);
-  const table = toTableIsolated(type, [obj], {
-    includeObject: format.includeObject, now: Date.now(), listMeta: { resourceVersion: obj.metadata?.resourceVersion },
-  }, logRenderError);
-  return json(200, JSON.stringify(table));
-}
-
-async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false): Promise<Response> {
-  const bytes = await readBodyBytes(c.req.raw);
-  const contentType = c.req.header('content-type') ?? '';
-  // A patch body is read by its patch type; a DELETE's options only when it sent any (rest.go).
-  const raw = info.verb === 'patch' || (bytes.length === 0 && (info.verb === 'delete' || info.verb === 'deletecollection'));
-  let body = raw ? new TextDecoder().decode(bytes) : bodyToStorage(type, decodeBody(contentType, bytes, bodyKind(type, info)));
-  if (eventsView && info.verb === 'patch') body = patchToCoreEvent(body);
-  else if (eventsView && !raw) body = bodyToCoreEvent(body);
-  if (eventsView && info.verb === 'create') strictEventCreate(body, info.namespace);
-  const q = url.searchParams;
-  const dryRun = q.getAll('dryRun').includes('All');
-  const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
-  if (!fieldValidation) {
-    throw new StatusError(badRequest(`fieldValidation must be one of "Ignore", "Warn" or "Strict", got "${q.get('fieldValidation')}"`));
-  }
-  const { namespace, name, subresource } = info;
-  if (info.verb === 'create' && !type.stored) return review(c, type, body, fieldValidation);
-  if (info.verb === 'create' && type.custom?.terminating) {
-    // apiextensions customresource_handler.go serveResource.
-    throw new StatusError({ ...methodNotAllowed(), message: 'create not allowed while custom resource definition is terminating' });
-  }
-  if (info.verb === 'create' && subresource === 'token' && type.subresources.includes('token')) return tokenRequest(c, info, body);
-  let req: WriteRequest;
-  let namespaceRevision: number | undefined;
-  let evicting = false;
-  switch (info.verb) {
-    case 'create':
-      // pods/binding (core/pods/binding.ts): an atomic update of the pod, authorized as `create pods/binding`.
-      if (subresource === 'binding' && name && type.group === '' && type.kind === 'Pod') {
-        req = { verb: 'update', namespace, name, subresource, body };
-        break;
-      }
-      // pods/eviction (core/pods/eviction.ts): a DELETE with the Eviction's options, authorized as `create pods/eviction`.
-      if (subresource === 'eviction' && name && type.group === '' && type.kind === 'Pod') {
-        req = { verb: 'delete', namespace, name, body: evictionDeleteOptions(body, name), query: {} };
-        evicting = true;
-        break;
-      }
-      if (name || subresource) throw new StatusError(methodNotAllowed());
-      namespaceRevision = await admitCreate(c.env, type, namespace, body);
-      req = { verb: 'create', namespace, body };
-      break;
-    case 'update':
-      req = { verb: 'update', namespace, name, subresource, body };
-      break;
-    case 'patch':
-      req = { verb: 'patch', namespace, name, subresource, patchType: c.req.header('content-type') ?? '', body };
-      break;
-    case 'delete':
-      if (subresource) throw new StatusError(methodNotAllowed());
-      if (type.kind === 'Namespace' && !dryRun) return reply(await deleteNamespace(c.env, c.get('settings'), name, body));
-      req = { verb: 'delete', namespace, name, body, query: deleteQuery(q) };
-      break;
-    default:
-      req = {
-        verb: 'deletecollection', namespace, body, query: deleteQuery(q),
-        selectors: parseSelectors({ labelSelector: q.get('labelSelector') ?? '', fieldSelector: q.get('fieldSelector') ?? '' }, type),
-      };
-  }
-  if (req.verb === 'create' || req.verb === 'update' || req.verb === 'patch') {
-    // The field manager of the write (managedFields): kube takes it from here, else from the User-Agent.
-    req.fieldManager = q.get('fieldManager') ?? undefined;
-    req.userAgent = c.req.header('user-agent') ?? undefined;
-    const force = optionalQueryBool(q, 'force');
-    if (force !== undefined) req.force = force;
-    // managedFields record the version asked for, not the storage version the store works in.
-    if (needsConversion(type)) req.requestVersion = type.version;
-  }
-  if (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) {
-    // An apply that creates needs `create` too (apiserver handlers/update.go withAuthorization) and a
-    // live namespace; the store, which alone knows whether the object exists, refuses the create with this.
-    const user = c.get('user');
-    const attrs = resourceAttributes({ ...info, verb: 'create' });
-    const shard = authorizerFor(c.env, c.get('settings'), user);
-    if (!(await shard.stub.check(shard.name, user, attrs))) {
-      req.createRefused = forbidden({ group: type.group, resource: type.resource }, name, forbiddenReason(user, attrs));
-    } else {
-      // Namespace lifecycle admission, which applies to creates only.
-      // Its namespace revision fences the create against a concurrent namespace deletion, as for a POST.
-      namespaceRevision = await admitCreate(c.env, type, namespace, JSON.stringify({ metadata: { name } })).catch((e) => {
-        if (!(e instanceof StatusError)) throw e;
-        req.createRefused = e.status;
-        return undefined;
-      });
-    }
-  }
-  const isRbac = type.group === RBAC_GROUP;
-  const escalation = isRbac ? await escalationGrant(c, type, info, req) : undefined;
-  const options = { dryRun, fieldValidation, escalation, namespaceRevision, crdRevision: type.custom ? forwardedCrdRevision() : undefined };
-  if (req.verb === 'deletecollection') {
-    return deleteCollectionResponse(c.env, type, req, options, async (last) => void await settle(c, type, info.verb, dryRun, last));
-  }
-  const result = await settle(c, type, info.verb, dryRun, await storeFor(c.env, type).write(groupResource(type), req, options));
-  if (evicting && result.ok) return json(201, JSON.stringify(EVICTION_SUCCESS));
-  return reply(result);
-}
-
-/** What follows a write: CRD registry sync and cleanup, and read-your-writes for RBAC. */
-async function settle(c: Ctx, type: ResourceType, verb: string, dryRun: boolean, result: Result<StoreReply>): Promise<Result<StoreReply>> {
-  if (groupResource(type) === CRD_GROUP_RESOURCE && !dryRun) result = await afterCrdWrite(c.env, verb, result);
-  if (type.custom?.terminating && result.ok && !dryRun) await resumeCrdCleanup(c.env, type.custom.crdName);
-  // Read-your-writes for RBAC: the next request must be decided with this change in force.
-  if (type.group === RBAC_GROUP && result.ok && result.value.revision) {
-    const revision = result.value.revision;
-    await Promise.all(allAuthorizers(c.env, c.get('settings')).map((a) => a.stub.catchUp(a.name, groupResource(type), revision)));
-  }
-  return result;
-}
-
-/** events.k8s.io/v1 creates: kube's strict event validation (core/validation/events-v1.ts), before the store's own. */
-function strictEventCreate(body: string, namespace: string): void {
-  let obj: unknown;
-  try {
-    obj = JSON.parse(body);
-  } catch {
-    return; // the store words the decoding error
-  }
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return;
-  // The namespace comes from the URL, as the store will set it (a different one in the body is the store's 400).
-  const meta = (obj as { metadata?: Record<string, unknown> }).metadata;
-  const event = { ...(obj as Record<string, unknown>), metadata: { ...(meta && typeof meta === 'object' ? meta : {}), namespace } };
-  const causes = validateEventsV1Create(event);
-  const name = ((obj as { metadata?: { name?: unknown } }).metadata?.name as string | undefined) ?? '';
-  if (causes.length) throw new StatusError(invalid('events.k8s.io', 'Event', typeof name === 'string' ? name : '', causes));
-}
-
-/** The kind a body must be, for decode errors: DeleteOptions on deletes, a Scale on /scale. */
-function bodyKind(type: ResourceType, info: ResourceRequest): string {
-  if (info.verb === 'delete' || info.verb === 'deletecollection') return 'DeleteOptions';
-  if (info.subresource === 'scale') return 'Scale';
-  if (info.subresource === 'token') return 'TokenRequest';
-  if (info.subresource === 'binding') return 'Binding';
-  if (info.subresource === 'eviction') return 'Eviction';
-  return type.kind;
-}
-
-function deleteQuery(q: URLSearchParams) {
-  return {
-    gracePeriodSeconds: q.get('gracePeriodSeconds') ?? undefined,
-    propagationPolicy: q.get('propagationPolicy') ?? undefined,
-    orphanDependents: optionalQueryBool(q, 'orphanDependents'),
-  };
-}
-
-export function reply(result: Result<StoreReply> | { ok: false; status: Status }): Response {
-  if (!result.ok) return statusResponse(result.status);
-  const res = json(result.value.code, result.value.body);
-  // apiserver warning headers: `299 - "<text>"`, one per finding.
-  for (const w of result.value.warnings ?? []) res.headers.append('warning', `299 - ${JSON.stringify(w)}`);
-  return res;
-}
-
-function json(code: number, body: string): Response {
-  return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
 }

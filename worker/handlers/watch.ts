@@ -3,13 +3,8 @@
 // The forwarded request is built fresh: only the upgrade handshake and the internal headers set here
 // reach the store, never a client's own x-edgeplane-* headers.
 
-import type { Context } from 'hono';
-import type { ResourceRequest } from '../../core/request-info';
-import type { ResourceType } from '../../core/registry';
-import { apiVersionOf, groupResource } from '../../core/registry';
+import { groupResource } from '../../core/registry';
 import { API_VERSION_HEADER, CRD_REVISION_HEADER, WATCH_HEADERS } from '../../contract/headers';
-import { needsConversion } from '../../core/crd/versions';
-import type { AppEnv } from '../env';
 import { isPrivileged } from '../../core/rbac/authorize';
 import { storeFor } from '../stores';
 import { negotiateWatch } from '../negotiation';
@@ -17,12 +12,13 @@ import { BEARER_PROTOCOL_PREFIX } from '../auth';
 import { clientKey, mayChooseReplica, replicaFor } from '../replicas';
 import { isSystemWatcher } from '../../core/watch/quota';
 import { forwardedCrdRevision } from '../../contract/crd-types';
+import type { Ctx, ResourceCall } from './call';
 
 // The handshake headers a WebSocket upgrade needs to reach the store intact.
 const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions'];
 
-/** `asVersion`: the apiVersion the watcher asked for when it differs from the store's (the events.k8s.io/v1 view). */
-export async function watch(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, url: URL, asVersion?: string): Promise<Response> {
+/** A view's watcher (core/views) names its apiVersion; the store converts each frame for it. */
+export async function watch(c: Ctx, { type, info, url, view }: ResourceCall): Promise<Response> {
   const headers = new Headers();
   for (const name of UPGRADE_HEADERS) {
     const v = c.req.header(name);
@@ -41,8 +37,7 @@ export async function watch(c: Context<AppEnv>, type: ResourceType, info: Resour
   const system = isSystemWatcher(user) && (!c.get('impersonator') || isPrivileged(user));
   if (!system) headers.set(WATCH_HEADERS.user, user.username);
   const crdRevision = type.custom ? forwardedCrdRevision() : undefined;
-  if (needsConversion(type)) headers.set(API_VERSION_HEADER, apiVersionOf(type));
-  if (asVersion) headers.set(API_VERSION_HEADER, asVersion);
+  if (view) headers.set(API_VERSION_HEADER, view.apiVersion);
   if (crdRevision !== undefined) headers.set(CRD_REVISION_HEADER, String(crdRevision));
   const replica = replicaFor(c.env, c.get('settings'), type, c.req.raw, clientKey(user.username, c.req.raw), mayChooseReplica(user));
   if (replica) headers.set(WATCH_HEADERS.replica, replica.name);

@@ -9,7 +9,7 @@ import type { AppEnv } from '../env';
 import { lookupGroupResource } from '../../core/registry';
 import { SIMULATE_ANNOTATION } from '../../controllers/kubelet/node-status';
 import { storeFor } from '../stores';
-import { reply } from '../handlers/resource';
+import { reply } from '../handlers/reply';
 
 export const simulatedNodes = new Hono<AppEnv>();
 

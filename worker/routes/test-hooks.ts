@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { lookupGroupResource } from '../../core/registry';
 import { badRequest, statusResponse, unknownResource } from '../../core/status';
-import { reply } from '../handlers/resource';
+import { reply } from '../handlers/reply';
 import { storeFor } from '../stores';
 import { replicaStub } from '../../contract/names';
 import { armFailpoint, failpointState, INSIDE_FAILPOINTS, parseFailpointTerm, type InsideFailpoint } from '../../contract/failpoints';

@@ -1,4 +1,4 @@
-// Server-side apply on custom resources through the write paths (core/writes.ts): the CRD's structural
+// Server-side apply on custom resources through the write paths (core/writes/): the CRD's structural
 // schema drives the merge (list-type map, atomic lists, preserve-unknown-fields subtrees), the result is
 // pruned, defaulted and validated as a POST is, /status and /scale apply, and managedFields record the
 // request's version (checklist 29, 31, 32 of /work/shared/reference/crd-and-apply.md part C).
@@ -71,7 +71,7 @@ function apply(store: WriteStore, manager: string, obj: unknown, opts: { force?:
   return run(store, {
     verb: 'patch', namespace: 'default', name: 'c1', subresource: opts.subresource ?? '', patchType: APPLY,
     body: JSON.stringify(obj), fieldManager: manager, force: opts.force,
-    ...(opts.version ? { requestVersion: opts.version } : {}),
+    ...(opts.version ? { view: `stable.example.com/${opts.version}` } : {}),
   }, opts.now);
 }
 
@@ -184,13 +184,14 @@ describe('server-side apply of a custom resource', () => {
     apply(store, 'a', ct({ image: 'i' }));
     const beta = apply(store, 'b', ct({ cronSpec: 'x' }, {}, 'v1beta1'), { version: 'v1beta1' });
     const obj = beta.body as KubeObject;
-    expect(obj.apiVersion).toBe('stable.example.com/v1'); // stored in the storage version
+    expect(store.get('default/c1')!.apiVersion).toBe('stable.example.com/v1'); // stored in the storage version
+    expect(obj.apiVersion).toBe('stable.example.com/v1beta1'); // answered in the request's
     expect(byManager(obj).b).toMatchObject({ operation: 'Apply', apiVersion: 'stable.example.com/v1beta1' });
     expect(byManager(obj).a).toMatchObject({ operation: 'Apply', apiVersion: 'stable.example.com/v1' });
     // b (at v1beta1) conflicts with a (at v1) on a's field.
     expect(statusOf(() => apply(store, 'b', ct({ image: 'j' }, {}, 'v1beta1'), { version: 'v1beta1' })).message)
       .toBe('Apply failed with 1 conflict: conflict with "a": .spec.image');
-    const merged = run(store, { verb: 'patch', namespace: 'default', name: 'c1', subresource: '', patchType: MERGE, body: '{"spec":{"image":"k"}}', fieldManager: 'editor', requestVersion: 'v1beta1' });
+    const merged = run(store, { verb: 'patch', namespace: 'default', name: 'c1', subresource: '', patchType: MERGE, body: '{"spec":{"image":"k"}}', fieldManager: 'editor', view: 'stable.example.com/v1beta1' });
     expect(byManager(merged.body).editor).toMatchObject({ operation: 'Update', apiVersion: 'stable.example.com/v1beta1', fieldsV1: { 'f:spec': { 'f:image': {} } } });
     expect(byManager(merged.body).a).toBeUndefined(); // a owned only the image, which the editor took
   });

@@ -1,4 +1,4 @@
-// Server-side apply and managed fields through the write paths (core/writes.ts) over an in-memory store:
+// Server-side apply and managed fields through the write paths (core/writes/) over an in-memory store:
 // the checklist of the CRD-and-apply reference, part C (22-28, 30, 32-35).
 import { describe, expect, it } from 'vitest';
 import { executeWrite, type WriteRequest, type WriteStore } from '../../../core/writes';

@@ -1,0 +1,41 @@
+// Front door: POST. A review type (SelfSubjectAccessReview, …) is answered, never stored; a subresource with a REST
+// storage of its own goes to its handler (pods/binding, pods/eviction, serviceaccounts/token); anything else is a
+// create, admitted only in a namespace that exists and is not terminating (./namespace-lifecycle.ts).
+
+import { groupResource } from '../../core/registry';
+import { methodNotAllowed, StatusError } from '../../core/status';
+import { admitCreate } from './namespace-lifecycle';
+import { review, tokenRequest } from './reviews';
+import { bind } from './binding';
+import { evict } from './eviction';
+import { reply } from './reply';
+import { attributed, send, writeQuery, writtenBody, type WriteQuery } from './write';
+import type { Ctx, ResourceCall } from './call';
+
+type SubresourceCreate = (c: Ctx, call: ResourceCall, body: string, query: WriteQuery) => Promise<Response>;
+
+// group/resource/subresource → its handler, as kube installs one REST storage per subresource.
+const SUBRESOURCES: ReadonlyMap<string, SubresourceCreate> = new Map<string, SubresourceCreate>([
+  ['core/pods/binding', bind],
+  ['core/pods/eviction', evict],
+  ['core/serviceaccounts/token', (c, call, body) => tokenRequest(c, call.info, body)],
+]);
+
+export async function create(c: Ctx, call: ResourceCall): Promise<Response> {
+  const { type, info, url } = call;
+  const body = await writtenBody(c, call);
+  const query = writeQuery(url);
+  if (!type.stored) return review(c, type, body, query.fieldValidation);
+  if (type.custom?.terminating) {
+    // apiextensions customresource_handler.go serveResource.
+    throw new StatusError({ ...methodNotAllowed(), message: 'create not allowed while custom resource definition is terminating' });
+  }
+  const { namespace, name, subresource } = info;
+  if (subresource) {
+    const handler = SUBRESOURCES.get(`${groupResource(type)}/${subresource}`);
+    if (handler && name) return handler(c, call, body, query);
+  }
+  if (name || subresource) throw new StatusError(methodNotAllowed());
+  const namespaceRevision = await admitCreate(c.env, type, namespace, body);
+  return reply(await send(c, call, attributed(c, url, { verb: 'create', namespace, body }), query, { namespaceRevision }));
+}

@@ -1,0 +1,80 @@
+// Front door: the steps every write handler shares: the body as the store takes it, the write's query options
+// (dryRun, fieldValidation), who writes (managedFields), and the store call itself — with the escalation grant an
+// RBAC write needs and what follows a write (./after-write.ts).
+
+import type { ResourceType } from '../../core/registry';
+import { groupResource } from '../../core/registry';
+import type { ResourceRequest } from '../../core/request-info';
+import { badRequest, StatusError, type Result } from '../../core/status';
+import { optionalQueryBool } from '../../core/query-bool';
+import { parseFieldValidation, type FieldValidation } from '../../core/validation/known-fields';
+import type { WriteRequest } from '../../core/writes';
+import type { StoreReply, WriteOptions } from '../../contract/rpc';
+import { forwardedCrdRevision } from '../../contract/crd-types';
+import { readBodyBytes } from '../body';
+import { decodeBody } from '../request-body';
+import { storeFor } from '../stores';
+import { escalationGrant, RBAC_GROUP } from './escalation';
+import { settle } from './after-write';
+import type { Ctx, ResourceCall } from './call';
+
+/**
+ * The body as the store takes it: a PATCH's as sent (read by its patch type), a DELETE's options only when it sent
+ * any (rest.go), anything else decoded from JSON, YAML or protobuf into JSON text (415 for another media type).
+ */
+export async function writtenBody(c: Ctx, { type, info }: ResourceCall): Promise<string> {
+  const bytes = await readBodyBytes(c.req.raw);
+  const raw = info.verb === 'patch' || (bytes.length === 0 && (info.verb === 'delete' || info.verb === 'deletecollection'));
+  return raw ? new TextDecoder().decode(bytes) : decodeBody(c.req.header('content-type') ?? '', bytes, bodyKind(type, info));
+}
+
+/** The kind a body must be, for decode errors: DeleteOptions on deletes, a Scale on /scale. */
+function bodyKind(type: ResourceType, info: ResourceRequest): string {
+  if (info.verb === 'delete' || info.verb === 'deletecollection') return 'DeleteOptions';
+  if (info.subresource === 'scale') return 'Scale';
+  if (info.subresource === 'token') return 'TokenRequest';
+  if (info.subresource === 'binding') return 'Binding';
+  if (info.subresource === 'eviction') return 'Eviction';
+  return type.kind;
+}
+
+export interface WriteQuery {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+}
+
+/** dryRun=All and fieldValidation (400 for a value kube-apiserver does not know). */
+export function writeQuery(url: URL): WriteQuery {
+  const q = url.searchParams;
+  const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
+  if (!fieldValidation) {
+    throw new StatusError(badRequest(`fieldValidation must be one of "Ignore", "Warn" or "Strict", got "${q.get('fieldValidation')}"`));
+  }
+  return { dryRun: q.getAll('dryRun').includes('All'), fieldValidation };
+}
+
+/** A create, update or patch with who writes it: kube takes the field manager from `fieldManager`, else the User-Agent. */
+export function attributed<R extends Extract<WriteRequest, { verb: 'create' | 'update' | 'patch' }>>(c: Ctx, url: URL, req: R): R {
+  req.fieldManager = url.searchParams.get('fieldManager') ?? undefined;
+  req.userAgent = c.req.header('user-agent') ?? undefined;
+  const force = optionalQueryBool(url.searchParams, 'force');
+  if (force !== undefined) req.force = force;
+  return req;
+}
+
+/**
+ * `req` written by the type's store, answered in the request's view, with the escalation grant an RBAC write needs
+ * (./escalation.ts), then settled (./after-write.ts).
+ */
+export async function send(c: Ctx, call: ResourceCall, req: WriteRequest, query: WriteQuery, options: Pick<WriteOptions, 'namespaceRevision'> = {}): Promise<Result<StoreReply>> {
+  const { type, info } = call;
+  if (call.view) req.view = call.view.apiVersion;
+  const escalation = type.group === RBAC_GROUP ? await escalationGrant(c, type, info, req) : undefined;
+  const result = await storeFor(c.env, type).write(groupResource(type), req, { ...query, ...options, escalation, crdRevision: crdRevision(type) });
+  return settle(c, type, info.verb, query.dryRun, result);
+}
+
+/** Custom types: the CRD store revision this isolate knows, so the store serving it knows at least as much. */
+export function crdRevision(type: ResourceType): number | undefined {
+  return type.custom ? forwardedCrdRevision() : undefined;
+}
