@@ -27,9 +27,9 @@ export interface WatchStreamOptions extends ConnectionOptions {
 }
 
 // edgeplane closes a WebSocket watcher that has been sent this much without a word from its client (a stalled
-// reader must not grow server memory; workerd cannot see a socket's backlog). Any message counts, and the text
-// `ping` is answered by the runtime without waking the object, so a reading client says `ping` well before.
-// kube-apiserver ignores what a watch client sends, so this is harmless against it.
+// reader must not grow server memory; workerd cannot see a socket's backlog). Any message counts (nothing is
+// answered), so a reading client says `ping` well before. kube-apiserver ignores what a watch client sends, so
+// this is harmless against it.
 const PING_EVERY_BYTES = 4 * 1024 * 1024;
 
 // Offered next to the token protocol: the server echoes one non-token protocol, and browsers fail a

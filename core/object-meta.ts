@@ -4,6 +4,7 @@
 import { apiVersionOf, type ResourceType } from './registry';
 import { badRequest, invalid, StatusError, type StatusCause } from './status';
 import { validateName, validateLabels, validateAnnotations, invalidValue, required } from './validation/names';
+import { noNewFinalizers } from './validation/meta';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -87,11 +88,12 @@ export function reconcileNamespace(type: ResourceType, obj: KubeObject, pathName
 
 /**
  * Metadata rules, then `typed`: the causes of the type's own validation (its strategy's, core/strategies/), in
- * kube's order; one 422 Invalid for all of them.
+ * kube's order; one 422 Invalid for all of them. `old`: the stored object an update replaces.
  */
-export function validateObject(type: ResourceType, obj: KubeObject, typed: StatusCause[]): void {
+export function validateObject(type: ResourceType, obj: KubeObject, typed: StatusCause[], old?: KubeObject): void {
   const m = obj.metadata;
-  const causes: StatusCause[] = [];
+  // ValidateObjectMetaAccessorUpdate's first rule, so first here too.
+  const causes: StatusCause[] = old?.metadata.deletionTimestamp ? noNewFinalizers(m.finalizers, old.metadata.finalizers) : [];
   if (!m.name) {
     if (!m.generateName) causes.push(required('metadata.name', 'name or generateName is required'));
   } else {

@@ -15,6 +15,7 @@ import type { ServiceAllocations } from '../core/admission/service-ranges';
 import type { CanonicalLog } from './canonical-log';
 import type { WatchCache } from './watch-cache';
 import type { Replication } from './replication';
+import { failpoint } from '../contract/failpoints';
 
 /** A transaction under way: `commit` stores `object` under `key` at the next revision and returns it. */
 export interface Transaction {
@@ -146,12 +147,18 @@ export class CommitPath {
         return undefined;
       },
     };
-    const result = this.o.ctx.storage.transactionSync(() => {
+    const { ctx, replication: { groupResource: store } } = this.o;
+    failpoint('store.write.before-transaction', ctx, store);
+    const result = ctx.storage.transactionSync(() => {
       const value = fn(tx);
       if (changes.length) log.setMeta('revision', next);
+      if (changes.length) failpoint('store.storage-error', ctx, store);
+      if (changes.length) failpoint('store.write.in-transaction', ctx, store);
       return value;
     });
+    if (changes.length) failpoint('store.write.after-commit', ctx, store);
     if (changes.length) this.publish(changes, now);
+    if (changes.length) failpoint('store.write.after-broadcast', ctx, store);
     return result;
   }
 
@@ -196,7 +203,11 @@ export class CommitPath {
     if (upTo <= this.compacted) return;
     // Counted as it goes, not by count(*): once the log is full, every write compacts, and counting a full log
     // reads all of its pages.
-    this.eventCount -= this.o.ctx.storage.transactionSync(() => log.compact(upTo));
+    this.eventCount -= this.o.ctx.storage.transactionSync(() => {
+      failpoint('store.compact.before-commit', this.o.ctx, this.o.replication.groupResource);
+      return log.compact(upTo);
+    });
+    failpoint('store.compact.after-commit', this.o.ctx, this.o.replication.groupResource);
     this.compacted = upTo;
   }
 }

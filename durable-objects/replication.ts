@@ -9,6 +9,7 @@ import type { Bindings } from '../contract/bindings';
 import type { SubscriberRpc } from '../contract/rpc';
 import { subscriberStub } from '../contract/names';
 import { LOG_BATCH_BYTES } from './canonical-log';
+import { fired } from '../contract/failpoints';
 
 export interface ReplicationOptions {
   ctx: DurableObjectState;
@@ -32,10 +33,15 @@ interface Subscriber {
 
 export class Replication {
   private readonly subscribers = new Map<string, Subscriber>();
+  private held: (() => void)[] = []; // pushes the replica.push.reorder failpoint holds until after the next
   messagesSent = 0;
 
   constructor(private readonly o: ReplicationOptions) {
     for (const row of o.ctx.storage.sql.exec<{ name: string }>('SELECT name FROM subscribers')) this.add(row.name);
+  }
+
+  get groupResource(): string {
+    return this.o.groupResource;
   }
 
   get size(): number {
@@ -95,16 +101,35 @@ export class Replication {
     s.pendingBytes = 0;
     s.overflow = false;
     s.head = 0;
-    s.sending = true;
-    this.messagesSent++;
     const stub = s.stub;
-    this.o.ctx.waitUntil(stub.receive(this.o.groupResource, name, changes, head, this.o.compacted()).catch((e: unknown) => {
-      // The follower restarted or is down: a stub that saw its object break stays broken, so take a
-      // new one. The follower pulls what it missed on the next push, or re-subscribes when it is back.
-      console.warn(`push to ${name} failed: ${(e as Error)?.message ?? e}`);
-      if (s.stub === stub) s.stub = (subscriberStub(this.o.env, name) as DurableObjectStub<SubscriberRpc> | undefined) ?? stub;
-    }).finally(() => {
+    const compacted = this.o.compacted();
+    const deliver = () => {
+      this.messagesSent++;
+      return stub.receive(this.o.groupResource, name, changes, head, compacted).catch((e: unknown) => {
+        // The follower restarted or is down: a stub that saw its object break stays broken, so take a
+        // new one. The follower pulls what it missed on the next push, or re-subscribes when it is back.
+        console.warn(`push to ${name} failed: ${(e as Error)?.message ?? e}`);
+        if (s.stub === stub) s.stub = (subscriberStub(this.o.env, name) as DurableObjectStub<SubscriberRpc> | undefined) ?? stub;
+      });
+    };
+    // Test failpoints (contract/failpoints.ts; off unless armed with ENABLE_TEST_HOOKS): a push lost, held
+    // until after the next one, or sent twice. Followers must come out exact all the same.
+    const held = this.held;
+    this.held = [];
+    if (fired('replica.push.drop', this.o.groupResource)) {
+      for (const h of held) h();
+      return;
+    }
+    if (fired('replica.push.reorder', this.o.groupResource)) {
+      this.held.push(() => void this.o.ctx.waitUntil(deliver()));
+      for (const h of held) h();
+      return;
+    }
+    s.sending = true;
+    const twice = fired('replica.push.duplicate', this.o.groupResource);
+    this.o.ctx.waitUntil(deliver().then(() => (twice ? deliver() : undefined)).finally(() => {
       s.sending = false;
+      for (const h of held) h();
       // What was written meanwhile, unless the follower unsubscribed.
       if (s.head > 0 && this.subscribers.get(name) === s) this.send(name, s);
     }));

@@ -15,9 +15,12 @@ import { socketSink, streamSink, StreamFlusher, type SocketBudget } from './watc
 import { convertingSink } from './version-sink';
 import { failed } from './served-type';
 
-// A client proves it is reading by sending this text; the runtime answers it without waking the object.
-export const SOCKET_PING = 'ping';
-export const SOCKET_PONG = 'pong';
+// A client proves it is reading by sending anything (clients say "ping"); nothing is answered. No
+// setWebSocketAutoResponse: workerd's auto-response writes to the socket outside the object's own send queue,
+// and a client that pings and cuts its TCP connection while events are being sent made the runtime abort
+// (`expected !currentlySending`, then `KJ async object being destroyed`), taking every object down with it
+// (robustness/README.md, finding 1; test/e2e/ws-ping-hangup.test.ts). The price: a ping on an idle,
+// hibernated socket wakes the object, as any other message always did.
 const TOO_MANY = 'Too many requests, please try again later.';
 
 /** What the server needs of the watch cache it serves. */
@@ -49,12 +52,11 @@ export class WatchServer {
   constructor(private readonly ctx: DurableObjectState, private readonly settings: Settings, private readonly cache: WatchedCache) {
     const s = settings;
     this.quota = new WatchQuota({ tenants: s.maxWatchers, perUser: s.maxWatchesPerUser, perNamespace: s.maxWatchesPerNamespace });
-    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(SOCKET_PING, SOCKET_PONG));
     this.budget = {
       // Bytes a WebSocket watcher may be sent without the client being heard from: a stalled socket holds at
       // most this much in the runtime; a client that never sends resumes after each budget's worth.
       budgetBytes: s.watchSocketBudgetBytes,
-      lastHeard: (ws) => Math.max(this.heard.get(ws) ?? 0, ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0),
+      lastHeard: (ws) => this.heard.get(ws) ?? 0,
       stalled: () => this.socketStalls++,
       closed: (ws) => {
         this.heard.delete(ws);

@@ -143,8 +143,7 @@ export function streamSink(limitBytes: number, onCancel: () => void, flusher: St
  * How a WebSocket watcher shows that it still reads. workerd exposes no bufferedAmount (workerd#988) and
  * cannot send protocol pings, so what a client does not read queues in the runtime without bound and
  * nothing says so. Instead each socket may have at most `budgetBytes` sent since the client was last
- * heard from: any message it sent (handled by the object), or the auto-responded "ping" (answered by the
- * runtime without waking the object; its time read from getWebSocketAutoResponseTimestamp). Past the
+ * heard from: any message it sent (a "ping", handled by the object and not answered). Past the
  * budget with nothing heard, the watcher is closed like an overflowing HTTP stream: a stalled client holds
  * at most the budget, and a client that reads and never sends resumes from its last revision each time.
  */

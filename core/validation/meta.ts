@@ -1,7 +1,7 @@
 // Core: the ObjectMeta rules beyond name, namespace, labels and annotations (which object-meta.ts
 // checks): ownerReferences and finalizers, after apimachinery ValidateObjectMeta (v1.32) and core's
 // validateKubeFinalizerName.
-import { invalidValue, labelKeyMessages } from './names';
+import { forbidden, goQuote, invalidValue, labelKeyMessages, type FieldCause } from './names';
 import { Causes, isObj, type Obj } from './shape';
 
 const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
@@ -25,6 +25,29 @@ export function validateMetaExtras(v: Causes, metaRaw: unknown): void {
       v.add(invalidValue(path, f, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
   }
+}
+
+/**
+ * apimachinery ValidateNoNewFinalizers, which ValidateObjectMetaAccessorUpdate runs first when the old object is
+ * being deleted: the finalizers of `next` not in `old`, as a sorted set printed with Go's %#v.
+ */
+export function noNewFinalizers(next: unknown, old: unknown): FieldCause[] {
+  if (!Array.isArray(next)) return [];
+  const had = new Set(Array.isArray(old) ? old.map(String) : []);
+  const extra = [...new Set(next.map(String))].filter((f) => !had.has(f)).sort(byCodePoint);
+  if (extra.length === 0) return [];
+  return [forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map(goQuote).join(', ')}}`)];
+}
+
+/** Go's string order (UTF-8 bytes, i.e. code points), which sets.List sorts by. */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < x.length && i < y.length; i++) {
+    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
 }
 
 /** ValidateOwnerReferences: causes are reported on `metadata.ownerReferences.<field>`, without an index. */

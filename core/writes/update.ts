@@ -57,7 +57,7 @@ export function replace(store: WriteStore, ctx: WriteContext, current: KubeObjec
   if (track) recordWrite({ type, now: ctx.now, manager: ctx.manager, view: ctx.view?.apiVersion }, current, merged, subresource);
   else if (status) merged.metadata.managedFields = next.metadata.managedFields; // set by apply
   if (!subresource) strategy.allocate?.(merged, current, env);
-  validateObject(type, merged, status ? strategy.validateStatusUpdate?.(merged, current, env) ?? [] : strategy.validate(merged, current, env));
+  validateObject(type, merged, status ? strategy.validateStatusUpdate?.(merged, current, env) ?? [] : strategy.validate(merged, current, env), current);
   strategy.beforeStore?.(merged, current, subresource, env);
   checkSize(merged);
   merged.metadata.resourceVersion = current.metadata.resourceVersion;

@@ -1,8 +1,9 @@
 // Robustness: the failpoint registry — every fault by name, off unless a run enables it, each injection drawn
 // from the run's seed. Faults caused from outside the runtime are implemented here; faults inside the Durable
-// Objects (a throw at each step of a write's transaction, storage errors, duplicated or reordered replica pushes,
-// clock skew, …) have their names reserved now, so that when the objects grow hooks the same name switches the
-// same fault on (see robustness/README.md for the planned mechanism), and runs, docs and CI flags keep their names.
+// Objects (a throw or an abort at each step of a write's transaction and of compaction, storage errors, dropped,
+// duplicated or reordered replica pushes) are armed through `PUT /debug/failpoints/<name>` (contract/failpoints.ts)
+// for a moment; the rest (clock skew, …) have their names reserved, so that when the objects grow hooks the same
+// name switches the same fault on, and runs, docs and CI flags keep their names.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Gateway } from '../../scripts/gateway';
@@ -19,7 +20,8 @@ export interface FaultContext {
 
 export interface Failpoint {
   name: string;
-  where: 'outside' | 'inside'; // inside: reserved, needs hooks in the Durable Objects
+  where: 'outside' | 'inside'; // inside: a hook in the Durable Objects (contract/failpoints.ts)
+  reserved?: true; // named, not implemented yet: a run cannot enable it
   what: string;
   // moment: injected once at a scheduled time; window: traffic behaves differently while it is on; setting: the
   // gateway starts with `vars` for the whole run.
@@ -104,20 +106,23 @@ export const FAILPOINTS: Failpoint[] = [
   {
     name: 'log.compaction', where: 'outside', kind: 'setting',
     what: 'a short log (EVENT_RETENTION_COUNT) and watch window, so compaction races watchers resuming near its horizon (410, never a gap)',
-    vars: { EVENT_RETENTION_COUNT: '400', WATCH_WINDOW_EVENTS: '100' },
+    vars: { EVENT_RETENTION_COUNT: '250', WATCH_WINDOW_EVENTS: '100' },
   },
-  // Reserved: inside the Durable Objects, behind `PUT /debug/failpoints/<name>` (see the README).
+  // Inside the Durable Objects: armed in the ConfigMaps' store for its next 1–3 hits (throws) or its next one (aborts).
   ...([
-    ['store.write.before-transaction', 'throw before a write opens its SQLite transaction'],
-    ['store.write.in-transaction', 'throw inside transactionSync (rolls back): a Status, no event, no revision gap'],
-    ['store.write.after-commit', 'abort after the commit, before the answer and the broadcast'],
-    ['store.write.after-broadcast', 'abort after the broadcast, before the answer'],
-    ['store.storage-error', 'SQLite errors (row over 2 MB, too many bound parameters) on the write path'],
-    ['store.compact.before-commit', 'abort in the middle of compaction, before it commits'],
-    ['store.compact.after-commit', 'abort after compaction commits'],
-    ['replica.push.duplicate', 'deliver a push to a replica twice'],
-    ['replica.push.reorder', 'deliver two pushes to a replica swapped'],
-    ['replica.push.drop', 'drop a push to a replica (it must notice the gap by revision and pull)'],
+    ['store.write.before-transaction', 'throw before a write opens its SQLite transaction (a 500, nothing changed)', 'throw'],
+    ['store.write.in-transaction', 'throw inside transactionSync after everything was committed (rolled back: a 500, no event, no revision gap)', 'throw'],
+    ['store.write.after-commit', 'abort after the commit, before memory, watchers, replicas and the answer (the output gate holds them: the write is lost unacknowledged)', 'abort'],
+    ['store.write.after-broadcast', 'abort after the broadcast, before the answer', 'abort'],
+    ['store.storage-error', 'SQLite fails (SQLITE_FULL) inside the write\'s transaction', 'throw'],
+    ['store.compact.before-commit', 'abort in the middle of compaction, before it commits (needs log.compaction to be reached)', 'abort'],
+    ['store.compact.after-commit', 'abort after compaction commits, before the store\'s memory knows (needs log.compaction)', 'abort'],
+    ['replica.push.duplicate', 'deliver a push to a follower twice', 'throw'],
+    ['replica.push.reorder', 'hold a push to a follower and deliver it after the next one', 'throw'],
+    ['replica.push.drop', 'drop a push to a follower (it must notice the gap by revision and pull)', 'throw'],
+  ] as const).map(([name, what, action]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', inject: (ctx) => armInside(ctx, name, action) })),
+  // Reserved: inside the Durable Objects, no hook yet.
+  ...([
     ['authorizer.abort', 'abort an authorizer shard'],
     ['controller-manager.abort', 'abort the controller-manager object'],
     ['hibernation.wake', 'evict in-memory state as hibernation does; the constructor runs again on the next event'],
@@ -125,17 +130,41 @@ export const FAILPOINTS: Failpoint[] = [
     ['watch.before-bookmark', 'sleep before a bookmark is sent'],
     ['clock.skew', 'skew the clock leases and token expiry read'],
     ['informer.drop-event', 'drop one event on its way to a controller (resync must converge anyway)'],
-  ] as const).map(([name, what]): Failpoint => ({ name, what, where: 'inside', kind: 'moment' })),
+  ] as const).map(([name, what]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', reserved: true })),
 ];
+
+// How long an armed inside failpoint waits for its point to be reached before the run disarms it.
+const ARMED_FOR_MS = 4000;
+
+/** Arms `name` in one store for a moment: until it fires (polled), or ARMED_FOR_MS, then disarms what is left. */
+async function armInside(ctx: FaultContext, name: string, action: 'throw' | 'abort'): Promise<string> {
+  const store = ctx.rng.pick(ctx.storeTypes);
+  const hits = async () => ((await send(ctx.rec, 'GET', '/debug/failpoints', undefined, {}, 5000)).json as { hits?: Record<string, number> } | undefined)?.hits?.[name] ?? 0;
+  const before = await hits();
+  const term = action === 'abort' ? 'abort' : `${ctx.rng.int(1, 3)}*throw`;
+  const armed = await send(ctx.rec, 'PUT', `/debug/failpoints/${name}?store=${encodeURIComponent(store)}`, term, { 'content-type': 'text/plain' }, 5000);
+  if (armed.status !== 200) return `arming ${term} → ${armed.status}`;
+  const from = ctx.rec.now();
+  const deadline = Date.now() + ARMED_FOR_MS;
+  let fired = 0;
+  while (Date.now() < deadline && (fired = (await hits()) - before) === 0) await new Promise((r) => setTimeout(r, 100));
+  await send(ctx.rec, 'PUT', `/debug/failpoints/${name}`, 'off', { 'content-type': 'text/plain' }, 5000);
+  if (fired) return `${term} in ${store}: fired ${fired}×`;
+  const writes = ctx.rec.ops.filter((o) => o.type === store && o.call >= from && o.op !== 'get' && o.op !== 'list').length;
+  return `${term} in ${store}: not reached in ${ARMED_FOR_MS} ms (${writes} writes sent to it meanwhile)`;
+}
 
 export function failpoint(name: string): Failpoint {
   const f = FAILPOINTS.find((x) => x.name === name);
   if (!f) throw new Error(`unknown failpoint ${JSON.stringify(name)}; known: ${FAILPOINTS.map((x) => x.name).join(', ')}`);
-  if (f.where === 'inside') throw new Error(`failpoint ${name} is reserved: it needs hooks inside the Durable Objects`);
+  if (f.reserved) throw new Error(`failpoint ${name} is reserved: it needs hooks inside the Durable Objects`);
   return f;
 }
 
 export const OUTSIDE = FAILPOINTS.filter((f) => f.where === 'outside').map((f) => f.name);
+export const INSIDE = FAILPOINTS.filter((f) => f.where === 'inside' && !f.reserved).map((f) => f.name);
+/** Every failpoint a run can enable. */
+export const ALL = [...OUTSIDE, ...INSIDE];
 
 /**
  * When each enabled fault acts, from the seed: moment faults each at least once (in a long run one every ~20 s,

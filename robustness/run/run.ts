@@ -21,14 +21,14 @@ import { recordList, ResumingWatcher, type Gap } from './watchers';
 export interface RunOptions {
   seed: number;
   durationMs: number;
-  faults: string[]; // failpoint names (outside ones)
+  faults: string[]; // failpoint names (any a run can enable: robustness/run/failpoints.ts ALL)
   controllers?: boolean; // CONTROLLERS on, and the end-state checks (default true)
   crudClients?: number; // default 5
   watchClients?: number; // default 3
   paceMs?: [number, number]; // each client's pause between requests (default 5–30 ms)
   artifactsDir?: string; // where a failing history is written (default test-artifacts/robustness)
   checkBudgetMs?: number;
-  wsPing?: boolean; // WebSocket watchers answer each event with a ping (default off: see the README's finding 1)
+  wsPing?: boolean; // WebSocket watchers answer each event with a ping (default on; off: never heard from, closed per budget)
   log?: (line: string) => void;
 }
 
@@ -90,6 +90,7 @@ export async function runRobustness(opts: RunOptions): Promise<RunResult> {
     const store = all[0];
     // The base: each type's state and revision, read consistently at the store.
     const bases: Record<string, { base: number; initial: Record<string, Obj> }> = {};
+    const wsPing = opts.wsPing ?? true;
     for (const t of types) {
       const l = await recordList(rec, 'setup', t, store, '', '');
       if (l.outcome !== 'ok' || !l.revision) throw new Error(`base list of ${t.name}: ${l.note ?? `revision ${l.revision}`}`);
@@ -100,19 +101,19 @@ export async function runRobustness(opts: RunOptions): Promise<RunResult> {
     // from the base; one resuming watcher per target and transport in the first namespace.
     for (const t of types) {
       for (const [i, target] of all.entries()) {
-        watchers.push(new ResumingWatcher(rec, { type: t, namespace: '', target, transport: i % 2 ? 'ws' : 'http', start: bases[t.name].base, watcher: `collector ${t.name} ${target.name}`, ping: opts.wsPing }, rng.fork(`c${t.name}${i}`)));
+        watchers.push(new ResumingWatcher(rec, { type: t, namespace: '', target, transport: i % 2 ? 'ws' : 'http', start: bases[t.name].base, watcher: `collector ${t.name} ${target.name}`, ping: wsPing }, rng.fork(`c${t.name}${i}`)));
       }
     }
     for (const target of all) {
       for (const transport of ['http', 'ws'] as const) {
-        watchers.push(new ResumingWatcher(rec, { type: CONFIGMAPS, namespace: NAMESPACES[0], target, transport, start: bases[CONFIGMAPS.name].base, watcher: `resumer ${target.name} ${transport}`, ping: opts.wsPing }, rng.fork(`r${target.name}${transport}`)));
+        watchers.push(new ResumingWatcher(rec, { type: CONFIGMAPS, namespace: NAMESPACES[0], target, transport, start: bases[CONFIGMAPS.name].base, watcher: `resumer ${target.name} ${transport}`, ping: wsPing }, rng.fork(`r${target.name}${transport}`)));
       }
     }
 
     let running = true;
     const ctx: TrafficContext = {
       rec, targets: all, namespaces: NAMESPACES, names: NAMES, running: () => running, windows: { stall: false, disconnect: false },
-      oldStarts: opts.faults.includes('log.compaction'), wsPing: opts.wsPing ?? false, paceMs: opts.paceMs ?? [5, 30], base: Object.fromEntries(types.map((t) => [t.name, bases[t.name].base])),
+      oldStarts: opts.faults.includes('log.compaction'), wsPing, paceMs: opts.paceMs ?? [5, 30], base: Object.fromEntries(types.map((t) => [t.name, bases[t.name].base])),
     };
     const workloads = controllers ? new Workloads(rec, rng.fork('workloads'), 'rb-d') : undefined;
     await workloads?.setup();

@@ -18,8 +18,8 @@ export interface WatchSpec {
   transport: 'http' | 'ws';
   start: number | 'list';
   watcher: string;
-  // WebSocket: answer each event with "ping" (the runtime's auto-response answers "pong"), as a client that wants to
-  // stay under WATCH_SOCKET_BUDGET_BYTES does. Off by default for now: see robustness/README.md, finding 1.
+  // WebSocket: answer each event with "ping" (not answered), as a client that wants to stay under
+  // WATCH_SOCKET_BUDGET_BYTES does. On in runs unless `--no-ws-ping` (robustness/README.md, finding 1).
   ping?: boolean;
 }
 

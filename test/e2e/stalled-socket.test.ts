@@ -1,6 +1,6 @@
 // WebSocket watchers that stop reading: workerd has no bufferedAmount, so each socket may be sent at most
-// WATCH_SOCKET_BUDGET_BYTES without the client being heard from (any message, or the "ping" the runtime
-// auto-answers with "pong"). A stalled client is closed once over it, holding at most the budget; a client
+// WATCH_SOCKET_BUDGET_BYTES without the client being heard from (any message, such as "ping", which is not
+// answered). A stalled client is closed once over it, holding at most the budget; a client
 // that pings keeps receiving; one that never sends is closed after each budget's worth and resumes from
 // its last revision without loss.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -97,7 +97,7 @@ export function httpWatch(r: Running, path: string, headers: Record<string, stri
 }
 
 /**
- * A WebSocket watch. `ping`: answer each event with "ping" (the runtime answers "pong"), showing the
+ * A WebSocket watch. `ping`: answer each event with "ping" (not answered), showing the
  * server that this client reads, so it is never closed for its send budget (WATCH_SOCKET_BUDGET_BYTES).
  */
 export function wsWatch(r: Running, path: string, opts: { protocolAuth?: boolean; headers?: Record<string, string>; ping?: boolean } = {}): Promise<OpenWatch> {

@@ -9,6 +9,7 @@ import { badRequest, statusResponse, unknownResource } from '../../core/status';
 import { reply } from '../handlers/reply';
 import { storeFor } from '../stores';
 import { replicaStub } from '../../contract/names';
+import { armFailpoint, failpointState, INSIDE_FAILPOINTS, parseFailpointTerm, type InsideFailpoint } from '../../contract/failpoints';
 
 export const testHooks = new Hono<AppEnv>();
 
@@ -31,6 +32,22 @@ testHooks.post('/debug/replicas/:name/:action{abort|pause|resume}', async (c) =>
   else await stub.setPaused(action === 'pause');
   return c.text(action);
 });
+
+/**
+ * Arms a failpoint inside the objects (contract/failpoints.ts) for its next hits: body `throw`, `abort`, `N*throw`,
+ * `N*abort` or `off`; `?store=core/configmaps` limits it to that type's store. The replica.push.* points take either
+ * action word and drop, duplicate or reorder one push of the store to one follower.
+ */
+testHooks.put('/debug/failpoints/:name', async (c) => {
+  const name = c.req.param('name');
+  if (!(INSIDE_FAILPOINTS as readonly string[]).includes(name)) return statusResponse(unknownResource());
+  const term = parseFailpointTerm((await c.req.text()).slice(0, 100));
+  if (!term) return statusResponse(badRequest('failpoint: the body must be throw, abort, N*throw, N*abort or off'));
+  armFailpoint(name as InsideFailpoint, term.action, term.count, c.req.query('store') || undefined);
+  return c.json(failpointState());
+});
+
+testHooks.get('/debug/failpoints', (c) => c.json(failpointState()));
 
 /**
  * Commits `object` into the store of `groupResource` (e.g. "core/pods") as ADDED or MODIFIED, bypassing

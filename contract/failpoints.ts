@@ -1,0 +1,79 @@
+// Contract, fault tests only: named failpoints inside the Durable Objects (gofail's, as etcd's robustness tests use
+// them). One registry per isolate, which the Worker and every object running in it share (as crd-types.ts): the
+// Worker arms a name through `PUT /debug/failpoints/<name>` (served only with ENABLE_TEST_HOOKS, 404 otherwise) and
+// the next object that reaches that point fails there. Unarmed — always, in production — a point costs one check
+// of an empty map.
+
+/** Every failpoint inside the objects; robustness/run/failpoints.ts arms them by these names. */
+export const INSIDE_FAILPOINTS = [
+  'store.write.before-transaction', // a write's transaction not begun
+  'store.write.in-transaction', // everything committed, the transaction not yet done: rolled back
+  'store.write.after-commit', // durable, not yet in memory, at watchers or replicas
+  'store.write.after-broadcast', // durable, published to watchers and replicas
+  'store.storage-error', // SQLite fails inside the write's transaction (SQLITE_FULL)
+  'store.compact.before-commit', // compaction's transaction begun, nothing deleted
+  'store.compact.after-commit', // the log compacted, the store's memory not yet told
+  'replica.push.drop', // one push to one follower lost
+  'replica.push.duplicate', // one push delivered twice
+  'replica.push.reorder', // one push held back and delivered after the next
+] as const;
+export type InsideFailpoint = (typeof INSIDE_FAILPOINTS)[number];
+
+/** What an armed point does: throw an Error, or abort its object (ctx.abort: a crash, memory lost) and throw. */
+export type FailpointAction = 'throw' | 'abort';
+
+interface Armed {
+  action: FailpointAction;
+  remaining: number; // hits left before it disarms itself
+  store?: string; // only in this store ("group/resource"); any when absent
+}
+
+const armed = new Map<string, Armed>();
+const hits = new Map<string, number>();
+
+/** Parses gofail-style terms: `throw`, `abort`, `3*throw`, `off`. Undefined when it is none of them. */
+export function parseFailpointTerm(term: string): { action: FailpointAction | 'off'; count: number } | undefined {
+  const m = /^(?:([1-9][0-9]{0,5})\*)?(throw|abort|off)$/.exec(term.trim());
+  if (!m) return undefined;
+  return { action: m[2] as FailpointAction | 'off', count: m[1] ? Number(m[1]) : 1 };
+}
+
+export function armFailpoint(name: InsideFailpoint, action: FailpointAction | 'off', count = 1, store?: string): void {
+  if (action === 'off') armed.delete(name);
+  else armed.set(name, store ? { action, remaining: count, store } : { action, remaining: count });
+}
+
+/** Armed points with their hits left, and how often each point fired since the isolate started. */
+export function failpointState(): { armed: Record<string, string>; hits: Record<string, number> } {
+  return {
+    armed: Object.fromEntries([...armed].map(([n, a]) => [n, `${a.remaining}*${a.action}${a.store ? ` in ${a.store}` : ''}`])),
+    hits: Object.fromEntries(hits),
+  };
+}
+
+/**
+ * A failpoint in `store` (its "group/resource"): nothing unless `name` is armed for it; then it fires once (of its
+ * count): aborts the object (`ctx`) when so armed, and throws. Points that do not throw (a replica push to drop) ask `fired` instead.
+ */
+export function failpoint(name: InsideFailpoint, ctx: DurableObjectState, store: string): void {
+  const action = fire(name, store);
+  if (!action) return;
+  if (action === 'abort') ctx.abort(`failpoint ${name}`);
+  throw new Error(name === 'store.storage-error' ? `SQLITE_FULL: database or disk is full (failpoint ${name})` : `failpoint ${name}`);
+}
+
+/** Whether `name` is armed (for `store`), counting this as one of its hits. */
+export function fired(name: InsideFailpoint, store: string): boolean {
+  return fire(name, store) !== undefined;
+}
+
+// The store is passed, not read from ctx.id.name: an object woken by its alarm or by a call made with an id from
+// a string has no name (measured: after a runtime restart, no store point fired until the store was reset).
+function fire(name: InsideFailpoint, store: string): FailpointAction | undefined {
+  if (armed.size === 0) return undefined;
+  const a = armed.get(name);
+  if (!a || (a.store !== undefined && store !== a.store)) return undefined;
+  if (--a.remaining <= 0) armed.delete(name);
+  hits.set(name, (hits.get(name) ?? 0) + 1);
+  return a.action;
+}
