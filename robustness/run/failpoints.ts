@@ -7,6 +7,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Gateway } from '../../scripts/gateway';
+import type { Violation } from '../check';
 import { send, type Recorder } from './recorder';
 import type { Rng } from './rng';
 
@@ -16,6 +17,7 @@ export interface FaultContext {
   rng: Rng;
   replicaNames: string[]; // e.g. core/configmaps@enam#0
   storeTypes: string[]; // e.g. core/configmaps
+  harness: Violation[]; // what a fault's own probe finds wrong (an authorizer deciding wrongly after its restart)
 }
 
 export interface Failpoint {
@@ -83,6 +85,19 @@ export const FAILPOINTS: Failpoint[] = [
     inject: (ctx) => hook(ctx, `/debug/replicas/${encodeURIComponent(ctx.rng.pick(ctx.replicaNames))}/abort`),
   },
   {
+    name: 'authorizer.abort', where: 'outside', kind: 'moment',
+    what: "abort the authorizer shard (ctx.abort): it rebuilds its RBAC policy from the stores, and decides every request as before (probed: an allow and a deny right after)",
+    async inject(ctx) {
+      const detail = await hook(ctx, '/debug/authorizers/0/abort');
+      return `${detail}; ${await probeAuthorization(ctx)}`;
+    },
+  },
+  {
+    name: 'controller-manager.abort', where: 'outside', kind: 'moment',
+    what: 'abort the controller-manager object (ctx.abort: every loop and informer lost); its keep-alive alarm starts them again, and the end states must still be reached',
+    inject: (ctx) => hook(ctx, '/debug/controller-manager/abort'),
+  },
+  {
     name: 'replica.push.delay', where: 'outside', kind: 'moment',
     what: "hold one replica's pushes from its store for 0.3–2 s (it lags, then catches up); inside: per-push delays",
     async inject(ctx) {
@@ -123,8 +138,6 @@ export const FAILPOINTS: Failpoint[] = [
   ] as const).map(([name, what, action]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', inject: (ctx) => armInside(ctx, name, action) })),
   // Reserved: inside the Durable Objects, no hook yet.
   ...([
-    ['authorizer.abort', 'abort an authorizer shard'],
-    ['controller-manager.abort', 'abort the controller-manager object'],
     ['hibernation.wake', 'evict in-memory state as hibernation does; the constructor runs again on the next event'],
     ['watch.before-send', 'sleep before a watch event is sent (etcd SleepBeforeSendWatchResponse)'],
     ['watch.before-bookmark', 'sleep before a bookmark is sent'],
@@ -132,6 +145,32 @@ export const FAILPOINTS: Failpoint[] = [
     ['informer.drop-event', 'drop one event on its way to a controller (resync must converge anyway)'],
   ] as const).map(([name, what]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', reserved: true })),
 ];
+
+/**
+ * Right after an authorizer restart, two requests decided by it (the admin impersonates non-privileged users, so
+ * the shard, not the privileged-group shortcut, decides): the controller manager's own Lease, which bootstrap RBAC
+ * grants it, must be allowed; a user with no bindings must be refused. Each gets a few tries while the shard reloads
+ * (a 5xx or a transport error is a retry; an answer that decides wrongly is a violation).
+ */
+async function probeAuthorization(ctx: FaultContext): Promise<string> {
+  const probes = [
+    { user: 'system:kube-controller-manager', path: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager', allowed: true },
+    { user: 'robustness:nobody', path: '/api/v1/namespaces/rb-a/configmaps', allowed: false },
+  ];
+  const out: string[] = [];
+  for (const p of probes) {
+    let status = 0;
+    for (let i = 0; i < 20; i++) {
+      status = (await send(ctx.rec, 'GET', p.path, undefined, { 'impersonate-user': p.user }, 5000).catch(() => ({ status: 0 }))).status;
+      if (status !== 0 && status < 500 && status !== 429) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const ok = p.allowed ? status === 200 || status === 404 : status === 403;
+    out.push(`${p.user} → ${status}`);
+    if (!ok) ctx.harness.push({ check: 'Authorization', subject: p.user, message: `after authorizer.abort, GET ${p.path} as ${p.user} answered ${status}; it must be ${p.allowed ? 'allowed' : 'refused (403)'}` });
+  }
+  return out.join(', ');
+}
 
 // How long an armed inside failpoint waits for its point to be reached before the run disarms it.
 const ARMED_FOR_MS = 4000;

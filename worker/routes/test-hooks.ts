@@ -1,5 +1,5 @@
-// Front door, fault tests only: abort a store or a replica as a crash would, hold a replica's pushes to
-// make it lag, or plant an object the API would refuse. Served only when ENABLE_TEST_HOOKS is "true";
+// Front door, fault tests only: abort a store, a replica, an authorizer shard or the controller manager as a
+// crash would, hold a replica's pushes to make it lag, or plant an object the API would refuse. Served only when ENABLE_TEST_HOOKS is "true";
 // 404 otherwise.
 
 import { Hono } from 'hono';
@@ -8,7 +8,7 @@ import { lookupGroupResource } from '../../core/registry';
 import { badRequest, statusResponse, unknownResource } from '../../core/status';
 import { reply } from '../handlers/reply';
 import { storeFor } from '../stores';
-import { replicaStub } from '../../contract/names';
+import { authorizerName, authorizerStub, controllerManagerStub, replicaStub } from '../../contract/names';
 import { armFailpoint, failpointState, INSIDE_FAILPOINTS, parseFailpointTerm, type InsideFailpoint } from '../../contract/failpoints';
 
 export const testHooks = new Hono<AppEnv>();
@@ -31,6 +31,20 @@ testHooks.post('/debug/replicas/:name/:action{abort|pause|resume}', async (c) =>
   if (action === 'abort') await stub.abort().catch(() => undefined);
   else await stub.setPaused(action === 'pause');
   return c.text(action);
+});
+
+testHooks.post('/debug/authorizers/:shard{[0-9]+}/abort', async (c) => {
+  const shard = Number(c.req.param('shard'));
+  if (shard >= c.get('settings').authzShards) return statusResponse(unknownResource());
+  await authorizerStub(c.env, authorizerName(shard)).abort().catch(() => undefined);
+  return c.text('aborted');
+});
+
+testHooks.post('/debug/controller-manager/abort', async (c) => {
+  const manager = controllerManagerStub(c.env);
+  if (!manager) return statusResponse(unknownResource());
+  await manager.abort().catch(() => undefined);
+  return c.text('aborted');
 });
 
 /**
