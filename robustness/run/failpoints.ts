@@ -1,7 +1,7 @@
 // Robustness: the failpoint registry — every fault by name, off unless a run enables it, each injection drawn
 // from the run's seed. Faults caused from outside the runtime are implemented here; faults inside the Durable
 // Objects (a throw or an abort at each step of a write's transaction and of compaction, storage errors, dropped,
-// duplicated or reordered replica pushes) are armed through `PUT /debug/failpoints/<name>` (contract/failpoints.ts)
+// duplicated or reordered replica pushes, watch frames and bookmarks held back) are armed through `PUT /debug/failpoints/<name>` (contract/failpoints.ts)
 // for a moment; the rest (clock skew, …) have their names reserved, so that when the objects grow hooks the same
 // name switches the same fault on, and runs, docs and CI flags keep their names.
 
@@ -135,12 +135,12 @@ export const FAILPOINTS: Failpoint[] = [
     ['replica.push.duplicate', 'deliver a push to a follower twice', 'throw'],
     ['replica.push.reorder', 'hold a push to a follower and deliver it after the next one', 'throw'],
     ['replica.push.drop', 'drop a push to a follower (it must notice the gap by revision and pull)', 'throw'],
+    ['watch.before-send', 'hold a ConfigMap watcher\'s next frame 0.2–1.5 s, its later frames queued behind it (etcd SleepBeforeSendWatchResponse), 1–3 times', 'sleep'],
+    ['watch.before-bookmark', 'hold a ConfigMap watcher\'s next bookmark 0.2–1.5 s, what follows queued behind it, 1–3 times', 'sleep'],
   ] as const).map(([name, what, action]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', inject: (ctx) => armInside(ctx, name, action) })),
   // Reserved: inside the Durable Objects, no hook yet.
   ...([
     ['hibernation.wake', 'evict in-memory state as hibernation does; the constructor runs again on the next event'],
-    ['watch.before-send', 'sleep before a watch event is sent (etcd SleepBeforeSendWatchResponse)'],
-    ['watch.before-bookmark', 'sleep before a bookmark is sent'],
     ['clock.skew', 'skew the clock leases and token expiry read'],
     ['informer.drop-event', 'drop one event on its way to a controller (resync must converge anyway)'],
   ] as const).map(([name, what]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', reserved: true })),
@@ -176,11 +176,11 @@ async function probeAuthorization(ctx: FaultContext): Promise<string> {
 const ARMED_FOR_MS = 4000;
 
 /** Arms `name` in one store for a moment: until it fires (polled), or ARMED_FOR_MS, then disarms what is left. */
-async function armInside(ctx: FaultContext, name: string, action: 'throw' | 'abort'): Promise<string> {
+async function armInside(ctx: FaultContext, name: string, action: 'throw' | 'abort' | 'sleep'): Promise<string> {
   const store = ctx.rng.pick(ctx.storeTypes);
   const hits = async () => ((await send(ctx.rec, 'GET', '/debug/failpoints', undefined, {}, 5000)).json as { hits?: Record<string, number> } | undefined)?.hits?.[name] ?? 0;
   const before = await hits();
-  const term = action === 'abort' ? 'abort' : `${ctx.rng.int(1, 3)}*throw`;
+  const term = action === 'abort' ? 'abort' : action === 'sleep' ? `${ctx.rng.int(1, 3)}*sleep(${ctx.rng.int(200, 1500)})` : `${ctx.rng.int(1, 3)}*throw`;
   const armed = await send(ctx.rec, 'PUT', `/debug/failpoints/${name}?store=${encodeURIComponent(store)}`, term, { 'content-type': 'text/plain' }, 5000);
   if (armed.status !== 200) return `arming ${term} → ${armed.status}`;
   const from = ctx.rec.now();

@@ -1,7 +1,7 @@
 // The inside failpoints' registry (contract/failpoints.ts): gofail-style terms, counts, scoping to one object, and
 // nothing at all while nothing is armed.
 import { afterEach, describe, expect, it } from 'vitest';
-import { armFailpoint, failpoint, failpointState, fired, INSIDE_FAILPOINTS, parseFailpointTerm } from '../../contract/failpoints';
+import { armFailpoint, failpoint, failpointSleep, failpointState, fired, INSIDE_FAILPOINTS, parseFailpointTerm } from '../../contract/failpoints';
 
 const ctx = { abort: () => { throw new Error('aborted'); } } as unknown as DurableObjectState;
 const store = 'core/configmaps';
@@ -11,11 +11,13 @@ afterEach(() => {
 });
 
 describe('failpoint terms', () => {
-  it('parses throw, abort, N*… and off, and nothing else', () => {
+  it('parses throw, abort, sleep(ms), N*… and off, and nothing else', () => {
     expect(parseFailpointTerm('throw')).toEqual({ action: 'throw', count: 1 });
     expect(parseFailpointTerm(' 3*abort ')).toEqual({ action: 'abort', count: 3 });
     expect(parseFailpointTerm('off')).toEqual({ action: 'off', count: 1 });
-    for (const bad of ['panic', '0*throw', '1234567*throw', 'sleep(100)', '', '2*']) expect(parseFailpointTerm(bad)).toBeUndefined();
+    expect(parseFailpointTerm('sleep(100)')).toEqual({ action: 'sleep', count: 1, ms: 100 });
+    expect(parseFailpointTerm('2*sleep(10000)')).toEqual({ action: 'sleep', count: 2, ms: 10000 });
+    for (const bad of ['panic', '0*throw', '1234567*throw', 'sleep(10001)', 'sleep()', 'sleep(-1)', 'sleep', '', '2*']) expect(parseFailpointTerm(bad)).toBeUndefined();
   });
 });
 
@@ -42,5 +44,20 @@ describe('failpoints', () => {
     expect(fired('replica.push.drop', 'core/secrets')).toBe(false);
     expect(fired('replica.push.drop', store)).toBe(true);
     expect(fired('replica.push.drop', store)).toBe(false);
+  });
+
+  it('that may wait sleep their ms, count their hits, and throw when armed to', () => {
+    expect(failpointSleep('watch.before-send', store)).toBe(0);
+    armFailpoint('watch.before-send', 'sleep', 2, store, 300);
+    expect(failpointState().armed).toEqual({ 'watch.before-send': '2*sleep(300) in core/configmaps' });
+    expect(failpointSleep('watch.before-send', 'core/secrets')).toBe(0);
+    expect(failpointSleep('watch.before-send', store)).toBe(300);
+    expect(failpointSleep('watch.before-send', store)).toBe(300);
+    expect(failpointSleep('watch.before-send', store)).toBe(0);
+    armFailpoint('watch.before-bookmark', 'throw');
+    expect(() => failpointSleep('watch.before-bookmark', store)).toThrow('failpoint watch.before-bookmark');
+    // A sleep at a point that cannot wait does nothing (the route refuses to arm one).
+    armFailpoint('store.write.in-transaction', 'sleep', 1, undefined, 100);
+    expect(() => failpoint('store.write.in-transaction', ctx, store)).not.toThrow();
   });
 });
