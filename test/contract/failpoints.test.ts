@@ -1,7 +1,8 @@
 // The inside failpoints' registry (contract/failpoints.ts): gofail-style terms, counts, scoping to one object, and
-// nothing at all while nothing is armed.
-import { afterEach, describe, expect, it } from 'vitest';
+// nothing at all while nothing is armed; the watch points' sink wrapper holding frames in order.
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { armFailpoint, failpoint, failpointSleep, failpointState, fired, INSIDE_FAILPOINTS, parseFailpointTerm } from '../../contract/failpoints';
+import { delayableSink } from '../../durable-objects/watch-sinks';
 
 const ctx = { abort: () => { throw new Error('aborted'); } } as unknown as DurableObjectState;
 const store = 'core/configmaps';
@@ -59,5 +60,61 @@ describe('failpoints', () => {
     // A sleep at a point that cannot wait does nothing (the route refuses to arm one).
     armFailpoint('store.write.in-transaction', 'sleep', 1, undefined, 100);
     expect(() => failpoint('store.write.in-transaction', ctx, store)).not.toThrow();
+  });
+});
+
+describe('watch points around a transport (durable-objects/watch-sinks.ts delayableSink)', () => {
+  const frame = (text: string) => ({ text: `${text}\n` });
+  const recording = () => {
+    const sent: string[] = [];
+    let closed = false;
+    const inner = { send: (f: { text: string }) => (sent.push(f.text.trim()), true), full: () => false, drained: async () => true, close: () => void (closed = true) };
+    return { sent, inner, closed: () => closed };
+  };
+
+  it('unarmed, pass every frame straight through', () => {
+    const t = recording();
+    const s = delayableSink(t.inner, store, 1000);
+    expect(s.send(frame('a'))).toBe(true);
+    expect(t.sent).toEqual(['a']);
+  });
+
+  it('hold the frame that fires and every later one, then send them in order', () => {
+    vi.useFakeTimers();
+    try {
+      const t = recording();
+      const s = delayableSink(t.inner, store, 1000);
+      armFailpoint('watch.before-send', 'sleep', 1, store, 500);
+      for (const x of ['a', 'b', 'c']) expect(s.send(frame(x))).toBe(true);
+      expect(t.sent).toEqual([]);
+      vi.advanceTimersByTime(499);
+      expect(t.sent).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(t.sent).toEqual(['a', 'b', 'c']);
+      expect(s.send(frame('d'))).toBe(true); // disarmed: straight through again
+      expect(t.sent).toEqual(['a', 'b', 'c', 'd']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('tell a bookmark from an event, hold at most limitBytes, and send what waits before closing', () => {
+    vi.useFakeTimers();
+    try {
+      const t = recording();
+      const s = delayableSink(t.inner, store, 64);
+      armFailpoint('watch.before-bookmark', 'sleep', 1, store, 500);
+      expect(s.send(frame('{"type":"ADDED"}'))).toBe(true); // not a bookmark: not held
+      expect(s.send(frame('{"type":"BOOKMARK","object":{}}'))).toBe(true);
+      expect(t.sent).toEqual(['{"type":"ADDED"}']);
+      expect(s.send(frame('x'.repeat(100)))).toBe(false); // past the bound: the hub closes the watcher
+      s.close();
+      expect(t.sent).toEqual(['{"type":"ADDED"}', '{"type":"BOOKMARK","object":{}}']);
+      expect(t.closed()).toBe(true);
+      vi.advanceTimersByTime(1000);
+      expect(t.sent.length).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
