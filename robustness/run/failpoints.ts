@@ -140,6 +140,7 @@ export const FAILPOINTS: Failpoint[] = [
   ] as const).map(([name, what, action]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', inject: (ctx) => armInside(ctx, name, action) })),
   // Reserved: inside the Durable Objects, no hook yet.
   ...([
+    // Not ctx.abort: in Miniflare that closes the object's hibernatable WebSockets too (measured), which hibernation keeps.
     ['hibernation.wake', 'evict in-memory state as hibernation does; the constructor runs again on the next event'],
     ['clock.skew', 'skew the clock leases and token expiry read'],
     ['informer.drop-event', 'drop one event on its way to a controller (resync must converge anyway)'],
