@@ -94,8 +94,20 @@ export const FAILPOINTS: Failpoint[] = [
   },
   {
     name: 'controller-manager.abort', where: 'outside', kind: 'moment',
-    what: 'abort the controller-manager object (ctx.abort: every loop and informer lost); its keep-alive alarm starts them again, and the end states must still be reached',
-    inject: (ctx) => hook(ctx, '/debug/controller-manager/abort'),
+    what: 'abort the controller-manager object (ctx.abort: every loop and informer lost); its keep-alive alarm must start them again within 20 s (its work queues back in /metrics), and the end states must still be reached',
+    async inject(ctx) {
+      const detail = await hook(ctx, '/debug/controller-manager/abort');
+      const from = Date.now();
+      while (Date.now() - from < CONTROLLERS_BACK_MS) {
+        // The manager's work queues are in /metrics while its loops run (a text page, which send does not keep).
+        const text = await fetch(`${ctx.rec.url}/metrics`, { headers: { authorization: `Bearer ${ctx.rec.token}` }, signal: AbortSignal.timeout(5000) })
+          .then((r) => (r.ok ? r.text() : ''), () => '');
+        if (text.includes('edgeplane_workqueue_syncs_total{')) return `${detail}; loops running again after ${Date.now() - from} ms`;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      ctx.harness.push({ check: 'Recovery', subject: 'controller-manager', message: `the control loops were not running again ${CONTROLLERS_BACK_MS / 1000} s after controller-manager.abort` });
+      return `${detail}; loops not back in ${CONTROLLERS_BACK_MS} ms`;
+    },
   },
   {
     name: 'replica.push.delay', where: 'outside', kind: 'moment',
@@ -146,6 +158,9 @@ export const FAILPOINTS: Failpoint[] = [
     ['informer.drop-event', 'drop one event on its way to a controller (resync must converge anyway)'],
   ] as const).map(([name, what]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', reserved: true })),
 ];
+
+// The keep-alive alarm fires every 5 s (durable-objects/controller-manager.ts); this allows for a loaded machine.
+const CONTROLLERS_BACK_MS = 20_000;
 
 /**
  * Right after an authorizer restart, two requests decided by it (the admin impersonates non-privileged users, so
