@@ -16,14 +16,24 @@ export const INSIDE_FAILPOINTS = [
   'replica.push.drop', // one push to one follower lost
   'replica.push.duplicate', // one push delivered twice
   'replica.push.reorder', // one push held back and delivered after the next
+  'watch.before-send', // a watcher's next frame held (sleep), its later frames queued behind it (etcd's SleepBeforeSendWatchResponse)
+  'watch.before-bookmark', // the same, for a bookmark frame
 ] as const;
 export type InsideFailpoint = (typeof INSIDE_FAILPOINTS)[number];
 
-/** What an armed point does: throw an Error, or abort its object (ctx.abort: a crash, memory lost) and throw. */
-export type FailpointAction = 'throw' | 'abort';
+/**
+ * What an armed point does: throw an Error, or abort its object (ctx.abort: a crash, memory lost) and throw; or, at
+ * the points that may wait (SLEEP_POINTS), hold what passes there for `ms`.
+ */
+export type FailpointAction = 'throw' | 'abort' | 'sleep';
+
+/** The points that can sleep (gofail's `sleep(ms)`); the others run synchronously inside a transaction. */
+export const SLEEP_POINTS: readonly InsideFailpoint[] = ['watch.before-send', 'watch.before-bookmark'];
+const MAX_SLEEP_MS = 10_000;
 
 interface Armed {
   action: FailpointAction;
+  ms?: number; // sleep's
   remaining: number; // hits left before it disarms itself
   store?: string; // only in this store ("group/resource"); any when absent
 }
@@ -31,22 +41,28 @@ interface Armed {
 const armed = new Map<string, Armed>();
 const hits = new Map<string, number>();
 
-/** Parses gofail-style terms: `throw`, `abort`, `3*throw`, `off`. Undefined when it is none of them. */
-export function parseFailpointTerm(term: string): { action: FailpointAction | 'off'; count: number } | undefined {
-  const m = /^(?:([1-9][0-9]{0,5})\*)?(throw|abort|off)$/.exec(term.trim());
+/**
+ * Parses gofail-style terms: `throw`, `abort`, `3*throw`, `sleep(500)`, `2*sleep(500)` (at most 10 s), `off`.
+ * Undefined when it is none of them.
+ */
+export function parseFailpointTerm(term: string): { action: FailpointAction | 'off'; count: number; ms?: number } | undefined {
+  const m = /^(?:([1-9][0-9]{0,5})\*)?(throw|abort|off|sleep\(([0-9]{1,5})\))$/.exec(term.trim());
   if (!m) return undefined;
-  return { action: m[2] as FailpointAction | 'off', count: m[1] ? Number(m[1]) : 1 };
+  const count = m[1] ? Number(m[1]) : 1;
+  if (m[3] === undefined) return { action: m[2] as FailpointAction | 'off', count };
+  const ms = Number(m[3]);
+  return ms > MAX_SLEEP_MS ? undefined : { action: 'sleep', count, ms };
 }
 
-export function armFailpoint(name: InsideFailpoint, action: FailpointAction | 'off', count = 1, store?: string): void {
+export function armFailpoint(name: InsideFailpoint, action: FailpointAction | 'off', count = 1, store?: string, ms = 0): void {
   if (action === 'off') armed.delete(name);
-  else armed.set(name, store ? { action, remaining: count, store } : { action, remaining: count });
+  else armed.set(name, { action, remaining: count, ...(action === 'sleep' ? { ms } : {}), ...(store ? { store } : {}) });
 }
 
 /** Armed points with their hits left, and how often each point fired since the isolate started. */
 export function failpointState(): { armed: Record<string, string>; hits: Record<string, number> } {
   return {
-    armed: Object.fromEntries([...armed].map(([n, a]) => [n, `${a.remaining}*${a.action}${a.store ? ` in ${a.store}` : ''}`])),
+    armed: Object.fromEntries([...armed].map(([n, a]) => [n, `${a.remaining}*${a.action === 'sleep' ? `sleep(${a.ms})` : a.action}${a.store ? ` in ${a.store}` : ''}`])),
     hits: Object.fromEntries(hits),
   };
 }
@@ -56,8 +72,8 @@ export function failpointState(): { armed: Record<string, string>; hits: Record<
  * count): aborts the object (`ctx`) when so armed, and throws. Points that do not throw (a replica push to drop) ask `fired` instead.
  */
 export function failpoint(name: InsideFailpoint, ctx: DurableObjectState, store: string): void {
-  const action = fire(name, store);
-  if (!action) return;
+  const action = fire(name, store)?.action;
+  if (!action || action === 'sleep') return; // a sleep is refused when arming a point that cannot wait
   if (action === 'abort') ctx.abort(`failpoint ${name}`);
   throw new Error(name === 'store.storage-error' ? `SQLITE_FULL: database or disk is full (failpoint ${name})` : `failpoint ${name}`);
 }
@@ -67,13 +83,24 @@ export function fired(name: InsideFailpoint, store: string): boolean {
   return fire(name, store) !== undefined;
 }
 
+/**
+ * A point that may wait: 0 unless `name` is armed (for `store`); armed with `sleep(ms)`, the ms to hold what passes
+ * here; armed with `throw` or `abort`, it throws (the caller has no object to abort: its caller fails instead).
+ */
+export function failpointSleep(name: InsideFailpoint, store: string): number {
+  const a = fire(name, store);
+  if (!a) return 0;
+  if (a.action === 'sleep') return a.ms ?? 0;
+  throw new Error(`failpoint ${name}`);
+}
+
 // The store is passed, not read from ctx.id.name: an object woken by its alarm or by a call made with an id from
 // a string has no name (measured: after a runtime restart, no store point fired until the store was reset).
-function fire(name: InsideFailpoint, store: string): FailpointAction | undefined {
+function fire(name: InsideFailpoint, store: string): Armed | undefined {
   if (armed.size === 0) return undefined;
   const a = armed.get(name);
   if (!a || (a.store !== undefined && store !== a.store)) return undefined;
   if (--a.remaining <= 0) armed.delete(name);
   hits.set(name, (hits.get(name) ?? 0) + 1);
-  return a.action;
+  return a;
 }

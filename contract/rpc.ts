@@ -151,6 +151,8 @@ export interface AuthorizerRpc extends SubscriberRpc {
   stats(name: string): Promise<AuthorizerStats>;
   /** Read-your-writes for RBAC: returns once this shard has applied `revision` of `groupResource`. */
   catchUp(name: string, groupResource: string, revision: number): Promise<void>;
+  /** Test hook: restart as a crash would (its policy, decision cache and rate buckets are rebuilt). */
+  abort(): Promise<void>;
 }
 
 // ---- the controller manager singleton ----
@@ -160,4 +162,6 @@ export interface ControllerManagerRpc extends Rpc.DurableObjectBranded {
   ensureRunning(): Promise<ManagerStats>;
   proxyRules(node: string): Promise<ProxyRules | undefined>;
   stats(): Promise<ManagerStats | undefined>;
+  /** Test hook: restart as a crash would; the keep-alive alarm starts the loops again. */
+  abort(): Promise<void>;
 }

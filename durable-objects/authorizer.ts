@@ -129,6 +129,10 @@ export class Authorizer extends DurableObject<Bindings> implements AuthorizerRpc
     await this.followers!.get(groupResource)?.catchUp(revision);
   }
 
+  async abort(): Promise<void> {
+    this.ctx.abort('aborted by test hook');
+  }
+
   /** A push from an RBAC store (see Replication); ignored until this shard follows. */
   async receive(groupResource: string, _name: string, changes: ChangeRow[], head: number, compacted: number): Promise<void> {
     await this.followers?.get(groupResource)?.receive(changes, head, compacted);

@@ -55,6 +55,10 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
       return this.manager?.stats();
     }
 
+    async abort(): Promise<void> {
+      this.ctx.abort('aborted by test hook');
+    }
+
     override async alarm(): Promise<void> {
       if (!this.settings.controllers) return this.shutdown();
       await this.ensureRunning();

@@ -4,14 +4,14 @@
 // identity kept on the socket, so it is taken back after an eviction); the liveness budget closes a socket
 // whose client stopped reading. The hub (core/watch/hub.ts) does the rest.
 
-import { apiVersionOf, type ResourceType } from '../core/registry';
+import { apiVersionOf, groupResource, type ResourceType } from '../core/registry';
 import { StatusError, statusResponse, tooManyRequests } from '../core/status';
 import { parseWatchRequest, type WatchTarget } from '../core/watch/request';
 import { WatchQuota, type QuotaHolder } from '../core/watch/quota';
 import type { Sink, Watcher, WatchHub, WatchRequest } from '../core/watch/hub';
 import type { Settings } from '../core/settings';
 import { API_VERSION_HEADER, WATCH_HEADERS } from '../contract/headers';
-import { socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
+import { delayableSink, socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
 import { convertingSink } from './version-sink';
 import { failed } from './served-type';
 
@@ -130,7 +130,7 @@ export class WatchServer {
         const parsed = parseWatchRequest(this.cache.type(), a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
         const req: WatchRequest = { ...parsed, deadline: a.deadline, initialEvents: false, watchList: false, after: seenUpTo ?? this.cache.revision() };
         // A WebSocket's close reaches the object by itself: nothing to probe.
-        const sink = releasing(this.inVersion(socketSink(ws, this.budget), a.apiVersion), this.quota.restore(a.user, a.target.namespace, { probe: () => undefined }));
+        const sink = releasing(this.inVersion(this.faulty(socketSink(ws, this.budget)), a.apiVersion), this.quota.restore(a.user, a.target.namespace, { probe: () => undefined }));
         this.track(ws, this.cache.hub.start(req, sink, now));
       } catch (e) {
         console.error('could not restore watcher', e);
@@ -152,7 +152,7 @@ export class WatchServer {
       if (watcher) hub.close(watcher);
     };
     const stream = streamSink(this.settings.watchBufferBytes, onCancel, this.flusher);
-    const sink = releasing(this.inVersion(stream.sink, apiVersion), release);
+    const sink = releasing(this.inVersion(this.faulty(stream.sink), apiVersion), release);
     // The client went away: the runtime aborts the request (enable_request_signal; on Cloudflare as soon as
     // the client disconnects, locally at the first write that fails) or cancels the body. Either frees the slot
     // now, as kube-apiserver ends a watch when its request context is cancelled.
@@ -183,7 +183,7 @@ export class WatchServer {
     if (attachment.user !== undefined) kept.user = attachment.user;
     if (attachment.apiVersion) kept.apiVersion = attachment.apiVersion;
     server.serializeAttachment(kept);
-    this.track(server, this.cache.hub.start(req, releasing(this.inVersion(socketSink(server, this.budget), attachment.apiVersion), release), now));
+    this.track(server, this.cache.hub.start(req, releasing(this.inVersion(this.faulty(socketSink(server, this.budget)), attachment.apiVersion), release), now));
     const headers: Record<string, string> = {};
     if (protocol) headers['sec-websocket-protocol'] = protocol;
     return new Response(null, { status: 101, webSocket: client, headers });
@@ -196,6 +196,11 @@ export class WatchServer {
       this.sockets.set(ws, w);
       this.cache.wakeAt(w.nextDue());
     }, (e) => console.error('watch failed', e));
+  }
+
+  /** With ENABLE_TEST_HOOKS, the transport behind the watch.before-send/-bookmark failpoints; as it is otherwise. */
+  private faulty(sink: Sink): Sink {
+    return this.settings.enableTestHooks ? delayableSink(sink, groupResource(this.cache.type()), this.settings.watchBufferBytes) : sink;
   }
 
   /** The sink as a watcher of `apiVersion` sees it, when that is not the stored objects' version. */

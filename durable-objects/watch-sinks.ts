@@ -3,6 +3,7 @@
 
 import { frameBytes, type Frame } from '../core/watch/event';
 import type { Sink } from '../core/watch/hub';
+import { failpointSleep } from '../contract/failpoints';
 
 const NEWLINE = new TextEncoder().encode('\n');
 
@@ -189,4 +190,55 @@ export function socketSink(ws: WebSocket, budget: SocketBudget): Sink {
       }
     },
   };
+}
+
+const BOOKMARK_PREFIX = '{"type":"BOOKMARK"';
+
+/**
+ * Fault tests only (ENABLE_TEST_HOOKS; production sinks are never wrapped): `inner` behind the watch.before-send and
+ * watch.before-bookmark failpoints (contract/failpoints.ts). When one fires with sleep(ms), that frame and every
+ * later one wait in order for ms, as etcd's SleepBeforeSendWatchResponse holds a watch stream's send loop; at most
+ * `limitBytes` wait, past that the watcher is closed as an overflowing one is. A frame that fails after its wait
+ * fails the next send, so the hub closes the watcher then.
+ */
+export function delayableSink(inner: Sink, store: string, limitBytes: number): Sink {
+  let held: Frame[] = [];
+  let heldBytes = 0;
+  let failed = false;
+  const release = () => {
+    const frames = held;
+    held = [];
+    heldBytes = 0;
+    for (const f of frames) {
+      if (failed) return;
+      try {
+        if (!inner.send(f)) failed = true;
+      } catch {
+        failed = true;
+      }
+    }
+  };
+  const sink: Sink = {
+    send(frame: Frame): boolean {
+      if (failed) return false;
+      if (held.length === 0) {
+        const point = frame.text.startsWith(BOOKMARK_PREFIX) ? 'watch.before-bookmark' : 'watch.before-send';
+        const ms = failpointSleep(point, store);
+        if (ms === 0) return inner.send(frame);
+        setTimeout(release, ms);
+      }
+      heldBytes += frameBytes(frame).byteLength;
+      if (heldBytes > limitBytes) return false;
+      held.push(frame);
+      return true;
+    },
+    full: () => inner.full(),
+    drained: (timeoutMs) => inner.drained(timeoutMs),
+    close() {
+      release(); // what waits goes first, in order, as the transport's own close flushes its queue
+      inner.close();
+    },
+  };
+  if (inner.heartbeat) sink.heartbeat = () => { if (held.length === 0) inner.heartbeat!(); };
+  return sink;
 }

@@ -1,12 +1,13 @@
 // Robustness: the failpoint registry — every fault by name, off unless a run enables it, each injection drawn
 // from the run's seed. Faults caused from outside the runtime are implemented here; faults inside the Durable
 // Objects (a throw or an abort at each step of a write's transaction and of compaction, storage errors, dropped,
-// duplicated or reordered replica pushes) are armed through `PUT /debug/failpoints/<name>` (contract/failpoints.ts)
+// duplicated or reordered replica pushes, watch frames and bookmarks held back) are armed through `PUT /debug/failpoints/<name>` (contract/failpoints.ts)
 // for a moment; the rest (clock skew, …) have their names reserved, so that when the objects grow hooks the same
 // name switches the same fault on, and runs, docs and CI flags keep their names.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Gateway } from '../../scripts/gateway';
+import type { Violation } from '../check';
 import { send, type Recorder } from './recorder';
 import type { Rng } from './rng';
 
@@ -16,6 +17,7 @@ export interface FaultContext {
   rng: Rng;
   replicaNames: string[]; // e.g. core/configmaps@enam#0
   storeTypes: string[]; // e.g. core/configmaps
+  harness: Violation[]; // what a fault's own probe finds wrong (an authorizer deciding wrongly after its restart)
 }
 
 export interface Failpoint {
@@ -83,6 +85,31 @@ export const FAILPOINTS: Failpoint[] = [
     inject: (ctx) => hook(ctx, `/debug/replicas/${encodeURIComponent(ctx.rng.pick(ctx.replicaNames))}/abort`),
   },
   {
+    name: 'authorizer.abort', where: 'outside', kind: 'moment',
+    what: "abort the authorizer shard (ctx.abort): it rebuilds its RBAC policy from the stores, and decides every request as before (probed: an allow and a deny right after)",
+    async inject(ctx) {
+      const detail = await hook(ctx, '/debug/authorizers/0/abort');
+      return `${detail}; ${await probeAuthorization(ctx)}`;
+    },
+  },
+  {
+    name: 'controller-manager.abort', where: 'outside', kind: 'moment',
+    what: 'abort the controller-manager object (ctx.abort: every loop and informer lost); its keep-alive alarm must start them again within 20 s (its work queues back in /metrics), and the end states must still be reached',
+    async inject(ctx) {
+      const detail = await hook(ctx, '/debug/controller-manager/abort');
+      const from = Date.now();
+      while (Date.now() - from < CONTROLLERS_BACK_MS) {
+        // The manager's work queues are in /metrics while its loops run (a text page, which send does not keep).
+        const text = await fetch(`${ctx.rec.url}/metrics`, { headers: { authorization: `Bearer ${ctx.rec.token}` }, signal: AbortSignal.timeout(5000) })
+          .then((r) => (r.ok ? r.text() : ''), () => '');
+        if (text.includes('edgeplane_workqueue_syncs_total{')) return `${detail}; loops running again after ${Date.now() - from} ms`;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      ctx.harness.push({ check: 'Recovery', subject: 'controller-manager', message: `the control loops were not running again ${CONTROLLERS_BACK_MS / 1000} s after controller-manager.abort` });
+      return `${detail}; loops not back in ${CONTROLLERS_BACK_MS} ms`;
+    },
+  },
+  {
     name: 'replica.push.delay', where: 'outside', kind: 'moment',
     what: "hold one replica's pushes from its store for 0.3–2 s (it lags, then catches up); inside: per-push delays",
     async inject(ctx) {
@@ -120,28 +147,56 @@ export const FAILPOINTS: Failpoint[] = [
     ['replica.push.duplicate', 'deliver a push to a follower twice', 'throw'],
     ['replica.push.reorder', 'hold a push to a follower and deliver it after the next one', 'throw'],
     ['replica.push.drop', 'drop a push to a follower (it must notice the gap by revision and pull)', 'throw'],
+    ['watch.before-send', 'hold a ConfigMap watcher\'s next frame 0.2–1.5 s, its later frames queued behind it (etcd SleepBeforeSendWatchResponse), 1–3 times', 'sleep'],
+    ['watch.before-bookmark', 'hold a ConfigMap watcher\'s next bookmark 0.2–1.5 s, what follows queued behind it, 1–3 times', 'sleep'],
   ] as const).map(([name, what, action]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', inject: (ctx) => armInside(ctx, name, action) })),
   // Reserved: inside the Durable Objects, no hook yet.
   ...([
-    ['authorizer.abort', 'abort an authorizer shard'],
-    ['controller-manager.abort', 'abort the controller-manager object'],
+    // Not ctx.abort: in Miniflare that closes the object's hibernatable WebSockets too (measured), which hibernation keeps.
     ['hibernation.wake', 'evict in-memory state as hibernation does; the constructor runs again on the next event'],
-    ['watch.before-send', 'sleep before a watch event is sent (etcd SleepBeforeSendWatchResponse)'],
-    ['watch.before-bookmark', 'sleep before a bookmark is sent'],
     ['clock.skew', 'skew the clock leases and token expiry read'],
     ['informer.drop-event', 'drop one event on its way to a controller (resync must converge anyway)'],
   ] as const).map(([name, what]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', reserved: true })),
 ];
 
+// The keep-alive alarm fires every 5 s (durable-objects/controller-manager.ts); this allows for a loaded machine.
+const CONTROLLERS_BACK_MS = 20_000;
+
+/**
+ * Right after an authorizer restart, two requests decided by it (the admin impersonates non-privileged users, so
+ * the shard, not the privileged-group shortcut, decides): the controller manager's own Lease, which bootstrap RBAC
+ * grants it, must be allowed; a user with no bindings must be refused. Each gets a few tries while the shard reloads
+ * (a 5xx or a transport error is a retry; an answer that decides wrongly is a violation).
+ */
+async function probeAuthorization(ctx: FaultContext): Promise<string> {
+  const probes = [
+    { user: 'system:kube-controller-manager', path: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager', allowed: true },
+    { user: 'robustness:nobody', path: '/api/v1/namespaces/rb-a/configmaps', allowed: false },
+  ];
+  const out: string[] = [];
+  for (const p of probes) {
+    let status = 0;
+    for (let i = 0; i < 20; i++) {
+      status = (await send(ctx.rec, 'GET', p.path, undefined, { 'impersonate-user': p.user }, 5000).catch(() => ({ status: 0 }))).status;
+      if (status !== 0 && status < 500 && status !== 429) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const ok = p.allowed ? status === 200 || status === 404 : status === 403;
+    out.push(`${p.user} → ${status}`);
+    if (!ok) ctx.harness.push({ check: 'Authorization', subject: p.user, message: `after authorizer.abort, GET ${p.path} as ${p.user} answered ${status}; it must be ${p.allowed ? 'allowed' : 'refused (403)'}` });
+  }
+  return out.join(', ');
+}
+
 // How long an armed inside failpoint waits for its point to be reached before the run disarms it.
 const ARMED_FOR_MS = 4000;
 
 /** Arms `name` in one store for a moment: until it fires (polled), or ARMED_FOR_MS, then disarms what is left. */
-async function armInside(ctx: FaultContext, name: string, action: 'throw' | 'abort'): Promise<string> {
+async function armInside(ctx: FaultContext, name: string, action: 'throw' | 'abort' | 'sleep'): Promise<string> {
   const store = ctx.rng.pick(ctx.storeTypes);
   const hits = async () => ((await send(ctx.rec, 'GET', '/debug/failpoints', undefined, {}, 5000)).json as { hits?: Record<string, number> } | undefined)?.hits?.[name] ?? 0;
   const before = await hits();
-  const term = action === 'abort' ? 'abort' : `${ctx.rng.int(1, 3)}*throw`;
+  const term = action === 'abort' ? 'abort' : action === 'sleep' ? `${ctx.rng.int(1, 3)}*sleep(${ctx.rng.int(200, 1500)})` : `${ctx.rng.int(1, 3)}*throw`;
   const armed = await send(ctx.rec, 'PUT', `/debug/failpoints/${name}?store=${encodeURIComponent(store)}`, term, { 'content-type': 'text/plain' }, 5000);
   if (armed.status !== 200) return `arming ${term} → ${armed.status}`;
   const from = ctx.rec.now();

@@ -1,7 +1,8 @@
 // The inside failpoints' registry (contract/failpoints.ts): gofail-style terms, counts, scoping to one object, and
-// nothing at all while nothing is armed.
-import { afterEach, describe, expect, it } from 'vitest';
-import { armFailpoint, failpoint, failpointState, fired, INSIDE_FAILPOINTS, parseFailpointTerm } from '../../contract/failpoints';
+// nothing at all while nothing is armed; the watch points' sink wrapper holding frames in order.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { armFailpoint, failpoint, failpointSleep, failpointState, fired, INSIDE_FAILPOINTS, parseFailpointTerm } from '../../contract/failpoints';
+import { delayableSink } from '../../durable-objects/watch-sinks';
 
 const ctx = { abort: () => { throw new Error('aborted'); } } as unknown as DurableObjectState;
 const store = 'core/configmaps';
@@ -11,11 +12,13 @@ afterEach(() => {
 });
 
 describe('failpoint terms', () => {
-  it('parses throw, abort, N*… and off, and nothing else', () => {
+  it('parses throw, abort, sleep(ms), N*… and off, and nothing else', () => {
     expect(parseFailpointTerm('throw')).toEqual({ action: 'throw', count: 1 });
     expect(parseFailpointTerm(' 3*abort ')).toEqual({ action: 'abort', count: 3 });
     expect(parseFailpointTerm('off')).toEqual({ action: 'off', count: 1 });
-    for (const bad of ['panic', '0*throw', '1234567*throw', 'sleep(100)', '', '2*']) expect(parseFailpointTerm(bad)).toBeUndefined();
+    expect(parseFailpointTerm('sleep(100)')).toEqual({ action: 'sleep', count: 1, ms: 100 });
+    expect(parseFailpointTerm('2*sleep(10000)')).toEqual({ action: 'sleep', count: 2, ms: 10000 });
+    for (const bad of ['panic', '0*throw', '1234567*throw', 'sleep(10001)', 'sleep()', 'sleep(-1)', 'sleep', '', '2*']) expect(parseFailpointTerm(bad)).toBeUndefined();
   });
 });
 
@@ -42,5 +45,76 @@ describe('failpoints', () => {
     expect(fired('replica.push.drop', 'core/secrets')).toBe(false);
     expect(fired('replica.push.drop', store)).toBe(true);
     expect(fired('replica.push.drop', store)).toBe(false);
+  });
+
+  it('that may wait sleep their ms, count their hits, and throw when armed to', () => {
+    expect(failpointSleep('watch.before-send', store)).toBe(0);
+    armFailpoint('watch.before-send', 'sleep', 2, store, 300);
+    expect(failpointState().armed).toEqual({ 'watch.before-send': '2*sleep(300) in core/configmaps' });
+    expect(failpointSleep('watch.before-send', 'core/secrets')).toBe(0);
+    expect(failpointSleep('watch.before-send', store)).toBe(300);
+    expect(failpointSleep('watch.before-send', store)).toBe(300);
+    expect(failpointSleep('watch.before-send', store)).toBe(0);
+    armFailpoint('watch.before-bookmark', 'throw');
+    expect(() => failpointSleep('watch.before-bookmark', store)).toThrow('failpoint watch.before-bookmark');
+    // A sleep at a point that cannot wait does nothing (the route refuses to arm one).
+    armFailpoint('store.write.in-transaction', 'sleep', 1, undefined, 100);
+    expect(() => failpoint('store.write.in-transaction', ctx, store)).not.toThrow();
+  });
+});
+
+describe('watch points around a transport (durable-objects/watch-sinks.ts delayableSink)', () => {
+  const frame = (text: string) => ({ text: `${text}\n` });
+  const recording = () => {
+    const sent: string[] = [];
+    let closed = false;
+    const inner = { send: (f: { text: string }) => (sent.push(f.text.trim()), true), full: () => false, drained: async () => true, close: () => void (closed = true) };
+    return { sent, inner, closed: () => closed };
+  };
+
+  it('unarmed, pass every frame straight through', () => {
+    const t = recording();
+    const s = delayableSink(t.inner, store, 1000);
+    expect(s.send(frame('a'))).toBe(true);
+    expect(t.sent).toEqual(['a']);
+  });
+
+  it('hold the frame that fires and every later one, then send them in order', () => {
+    vi.useFakeTimers();
+    try {
+      const t = recording();
+      const s = delayableSink(t.inner, store, 1000);
+      armFailpoint('watch.before-send', 'sleep', 1, store, 500);
+      for (const x of ['a', 'b', 'c']) expect(s.send(frame(x))).toBe(true);
+      expect(t.sent).toEqual([]);
+      vi.advanceTimersByTime(499);
+      expect(t.sent).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(t.sent).toEqual(['a', 'b', 'c']);
+      expect(s.send(frame('d'))).toBe(true); // disarmed: straight through again
+      expect(t.sent).toEqual(['a', 'b', 'c', 'd']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('tell a bookmark from an event, hold at most limitBytes, and send what waits before closing', () => {
+    vi.useFakeTimers();
+    try {
+      const t = recording();
+      const s = delayableSink(t.inner, store, 64);
+      armFailpoint('watch.before-bookmark', 'sleep', 1, store, 500);
+      expect(s.send(frame('{"type":"ADDED"}'))).toBe(true); // not a bookmark: not held
+      expect(s.send(frame('{"type":"BOOKMARK","object":{}}'))).toBe(true);
+      expect(t.sent).toEqual(['{"type":"ADDED"}']);
+      expect(s.send(frame('x'.repeat(100)))).toBe(false); // past the bound: the hub closes the watcher
+      s.close();
+      expect(t.sent).toEqual(['{"type":"ADDED"}', '{"type":"BOOKMARK","object":{}}']);
+      expect(t.closed()).toBe(true);
+      vi.advanceTimersByTime(1000);
+      expect(t.sent.length).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

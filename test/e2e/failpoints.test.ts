@@ -2,10 +2,11 @@
 // PUT /debug/failpoints/<name> only with ENABLE_TEST_HOOKS (404 otherwise); each fires at its point: a throw before or
 // inside a write's transaction changes nothing; an abort after the commit leaves the unacknowledged write all or
 // nothing for readers and watchers alike; dropped,
-// duplicated and reordered replica pushes still give a replica's watcher every change once, in order.
+// duplicated and reordered replica pushes still give a replica's watcher every change once, in order; a watch frame
+// held back (sleep) delays it and those behind it, and loses or reorders none.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startTestGateway, stopTestGateway, type Running } from './fixtures';
-import { httpWatch } from './watch-streams';
+import { httpWatch, wsWatch } from './watch-streams';
 
 const CM = '/api/v1/namespaces/fp/configmaps';
 const arm = (r: Running, name: string, term: string, store = '') => fetch(`${r.gateway.url}/debug/failpoints/${name}${store ? `?store=${store}` : ''}`, { method: 'PUT', body: term, headers: { authorization: 'Bearer e2e-admin-token' } });
@@ -33,7 +34,32 @@ describe('with ENABLE_TEST_HOOKS', () => {
   it('refuses unknown names (404) and terms (400)', async () => {
     expect((await arm(r, 'store.nope', 'throw')).status).toBe(404);
     expect((await arm(r, 'store.write.in-transaction', 'panic')).status).toBe(400);
+    expect((await arm(r, 'store.write.in-transaction', 'sleep(100)')).status).toBe(400); // only watch.* points can wait
+    expect((await arm(r, 'watch.before-send', 'sleep(10001)')).status).toBe(400);
   });
+
+  it.each(['http', 'ws'] as const)('watch.before-send over %s: the held frame and those behind it arrive late, all of them, in order', async (transport) => {
+    const list = (await http(r, 'GET', CM)).json as any;
+    const path = `${CM}?watch=true&resourceVersion=${list.metadata.resourceVersion}`;
+    const w = transport === 'http' ? await httpWatch(r, path) : await wsWatch(r, path);
+    try {
+      const hitsBefore = ((await http(r, 'GET', '/debug/failpoints')).json as any).hits['watch.before-send'] ?? 0;
+      const from = Date.now();
+      // Three hits: a watcher of an earlier test the store has not yet noticed gone may take one.
+      expect((await arm(r, 'watch.before-send', '3*sleep(5000)', 'core/configmaps')).status).toBe(200);
+      const names = [0, 1, 2].map((i) => `d-${transport}-${i}`);
+      for (const name of names) expect((await http(r, 'POST', CM, { metadata: { name } })).status).toBe(201);
+      const seen = () => w.log.events.filter((e) => names.includes(e.object?.metadata?.name));
+      // Held for 5 s from the first frame: nothing of them may have arrived yet, if we got here within that time.
+      if (Date.now() - from < 4000) expect(seen()).toEqual([]);
+      await w.log.until(() => seen().length >= names.length, 'the held frames', 15_000);
+      expect(seen().map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(names.map((n) => `ADDED ${n}`));
+      expect(((await http(r, 'GET', '/debug/failpoints')).json as any).hits['watch.before-send']).toBeGreaterThan(hitsBefore);
+    } finally {
+      await arm(r, 'watch.before-send', 'off');
+      w.close();
+    }
+  }, 30_000);
 
   it.each(['store.write.before-transaction', 'store.write.in-transaction', 'store.storage-error'])('%s: the write fails and changes nothing; the next succeeds', async (name) => {
     // Only in the ConfigMaps' store: a write to another type first passes untouched.

@@ -1,5 +1,5 @@
-// Front door, fault tests only: abort a store or a replica as a crash would, hold a replica's pushes to
-// make it lag, or plant an object the API would refuse. Served only when ENABLE_TEST_HOOKS is "true";
+// Front door, fault tests only: abort a store, a replica, an authorizer shard or the controller manager as a
+// crash would, hold a replica's pushes to make it lag, or plant an object the API would refuse. Served only when ENABLE_TEST_HOOKS is "true";
 // 404 otherwise.
 
 import { Hono } from 'hono';
@@ -8,8 +8,8 @@ import { lookupGroupResource } from '../../core/registry';
 import { badRequest, statusResponse, unknownResource } from '../../core/status';
 import { reply } from '../handlers/reply';
 import { storeFor } from '../stores';
-import { replicaStub } from '../../contract/names';
-import { armFailpoint, failpointState, INSIDE_FAILPOINTS, parseFailpointTerm, type InsideFailpoint } from '../../contract/failpoints';
+import { authorizerName, authorizerStub, controllerManagerStub, replicaStub } from '../../contract/names';
+import { armFailpoint, failpointState, INSIDE_FAILPOINTS, parseFailpointTerm, SLEEP_POINTS, type InsideFailpoint } from '../../contract/failpoints';
 
 export const testHooks = new Hono<AppEnv>();
 
@@ -33,17 +33,35 @@ testHooks.post('/debug/replicas/:name/:action{abort|pause|resume}', async (c) =>
   return c.text(action);
 });
 
+testHooks.post('/debug/authorizers/:shard{[0-9]+}/abort', async (c) => {
+  const shard = Number(c.req.param('shard'));
+  if (shard >= c.get('settings').authzShards) return statusResponse(unknownResource());
+  await authorizerStub(c.env, authorizerName(shard)).abort().catch(() => undefined);
+  return c.text('aborted');
+});
+
+testHooks.post('/debug/controller-manager/abort', async (c) => {
+  const manager = controllerManagerStub(c.env);
+  if (!manager) return statusResponse(unknownResource());
+  await manager.abort().catch(() => undefined);
+  return c.text('aborted');
+});
+
 /**
  * Arms a failpoint inside the objects (contract/failpoints.ts) for its next hits: body `throw`, `abort`, `N*throw`,
- * `N*abort` or `off`; `?store=core/configmaps` limits it to that type's store. The replica.push.* points take either
+ * `N*abort`, `sleep(ms)` / `N*sleep(ms)` (watch.* points only) or `off`; `?store=core/configmaps` limits it to that
+ * type's store (for watch.* points: that type's watchers, at its store and its replicas). The replica.push.* points take either
  * action word and drop, duplicate or reorder one push of the store to one follower.
  */
 testHooks.put('/debug/failpoints/:name', async (c) => {
   const name = c.req.param('name');
   if (!(INSIDE_FAILPOINTS as readonly string[]).includes(name)) return statusResponse(unknownResource());
   const term = parseFailpointTerm((await c.req.text()).slice(0, 100));
-  if (!term) return statusResponse(badRequest('failpoint: the body must be throw, abort, N*throw, N*abort or off'));
-  armFailpoint(name as InsideFailpoint, term.action, term.count, c.req.query('store') || undefined);
+  if (!term) return statusResponse(badRequest('failpoint: the body must be throw, abort, sleep(ms), N*throw, N*abort, N*sleep(ms) or off'));
+  if (term.action === 'sleep' && !SLEEP_POINTS.includes(name as InsideFailpoint)) {
+    return statusResponse(badRequest(`failpoint: ${name} cannot sleep (only ${SLEEP_POINTS.join(', ')} can)`));
+  }
+  armFailpoint(name as InsideFailpoint, term.action, term.count, c.req.query('store') || undefined, term.ms);
   return c.json(failpointState());
 });
 
