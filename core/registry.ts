@@ -296,7 +296,7 @@ export function subresourceInfo(t: Pick<ResourceType, 'kind'>, sub: Subresource)
 
 /** Subresources a client reads or replaces as the parent object (get/update/patch through the store). */
 export function isObjectSubresource(sub: string): boolean {
-  return sub === 'status' || sub === 'scale' || sub === 'approval' || sub === 'ephemeralcontainers';
+  return sub === 'status' || sub === 'scale' || sub === 'approval' || sub === 'ephemeralcontainers' || sub === 'finalize';
 }
 
 /** The types that have a canonical store. */

@@ -176,6 +176,14 @@ export function internalError(message: string): Status {
   });
 }
 
+/**
+ * An error that is not an API status (a failed dial to a kubelet): responsewriters ErrorToAPIStatus makes it a
+ * Status with reason StatusReasonUnknown, which is "" and so left out, and the error's own text.
+ */
+export function unknownError(code: number, message: string): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code } as Status;
+}
+
 /** 503, as apimachinery's NewServiceUnavailable: the server cannot serve yet (e.g. a required secret is unset). */
 export function serviceUnavailable(message: string): Status {
   return failure(503, 'ServiceUnavailable', message);

@@ -1,7 +1,7 @@
 // Canonical layer: kube-apiserver's write semantics per verb (create, update, patch, delete,
 // deletecollection, and the status/scale subresources) over a store that commits one event per change.
 
-import { apiVersionOf, type ResourceType } from './registry';
+import { apiVersionOf, isObjectSubresource, type ResourceType, type Subresource } from './registry';
 import {
   alreadyExists, badRequest, conflict, generateNameConflict, invalid, notFound,
   OPTIMISTIC_LOCK_MESSAGE, requestEntityTooLarge, StatusError, success, unsupportedMediaType, type Status,
@@ -33,6 +33,7 @@ import { isNamespaceType, markNamespaceDeleting, mergeFinalize, namespaceHeld } 
 import { bindPod, BINDING_SUCCESS } from './pods/binding';
 import { addDefaultTolerations } from './pods/default-tolerations';
 import { gracefulPodDelete } from './pods/graceful-delete';
+import { subresourceStrategy } from './subresource-strategies';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -216,7 +217,8 @@ function existing(store: WriteStore, type: ResourceType, namespace: string, name
 }
 
 function checkSubresource(type: ResourceType, subresource: string): void {
-  if (subresource && !type.subresources.includes(subresource as 'status' | 'scale')) {
+  // Only the subresources that read and replace the object reach the store (core/registry.ts isObjectSubresource).
+  if (subresource && (!type.subresources.includes(subresource as Subresource) || !isObjectSubresource(subresource))) {
     throw new StatusError(notFound({ group: type.group, resource: `${type.resource}/${subresource}` }, ''));
   }
 }
@@ -258,11 +260,14 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
     keepAllocatedValues(type, current, next);
     applyDefaults(next);
   }
+  // Subresources that replace one part of the object (pods/ephemeralcontainers, csr approval): core/subresource-strategies.ts.
+  const strategy = subresourceStrategy(type, subresource);
   const merged = subresource === 'status' ? mergeStatusUpdate(current, next)
-    : subresource === 'finalize' ? mergeFinalize(current, next) : mergeUpdateMeta(type, current, next);
+    : subresource === 'finalize' ? mergeFinalize(current, next)
+    : strategy ? strategy.merge(current, next, env.now) : mergeUpdateMeta(type, current, next);
   env.guard?.(merged, current);
   if (subresource !== 'status') {
-    const causes = immutableViolations(type.kind, current, merged);
+    const causes = strategy ? strategy.validate(merged, current) : immutableViolations(type.kind, current, merged);
     if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));
   }
   if (track) recordWrite(env, current, merged, subresource);

@@ -6,6 +6,7 @@
 
 import type { Sink } from '../core/watch/hub';
 import { EVENTS_V1, frameToEventsV1 } from '../core/events-view';
+import { frameToHpaV1, HPA_V1, HPA_V2 } from '../core/autoscaling/hpa-v1';
 
 // The header a forwarded watch names the requested apiVersion in, when it is not the storage version's.
 export const API_VERSION_HEADER = 'x-edgeplane-api-version';
@@ -13,6 +14,8 @@ export const API_VERSION_HEADER = 'x-edgeplane-api-version';
 export function convertingSink(sink: Sink, from: string, to: string): Sink {
   // events.k8s.io/v1 over the core/v1 events store renames fields too (core/events-view.ts).
   if (to === EVENTS_V1 && from === 'v1') return mapped(sink, frameToEventsV1);
+  // autoscaling/v1 over the autoscaling/v2 HorizontalPodAutoscaler store converts fields (core/autoscaling/hpa-v1.ts).
+  if (to === HPA_V1 && from === HPA_V2) return mapped(sink, frameToHpaV1);
   const needle = `"apiVersion":${JSON.stringify(from)}`;
   const replacement = `"apiVersion":${JSON.stringify(to)}`;
   const out: Sink = {

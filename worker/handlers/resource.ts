@@ -3,7 +3,7 @@
 
 import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
-import { groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
+import { groupResource, isVersionView, lookupGroupResource, subresourceInfo, type ResourceType, type Subresource } from '../../core/registry';
 import { badRequest, forbidden, invalid, methodNotAllowed, StatusError, statusResponse, unknownResource, type Result, type Status } from '../../core/status';
 import { toTableIsolated } from '../../core/tables/isolated';
 import { logRenderError } from '../../core/list/render';
@@ -33,12 +33,25 @@ import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '.
 import { validateEventsV1Create } from '../../core/validation/events-v1';
 import { evictionDeleteOptions, EVICTION_SUCCESS } from '../../core/pods/eviction';
 import { deleteCollectionResponse } from './delete-collection';
+import { CONNECT_SUBRESOURCES, podConnect, podLog, proxy } from './pod-subresources';
+import { componentStatuses } from './component-statuses';
+import { bodyToStorage as viewBodyToStorage, patchThroughView, replyFromStorage as viewReplyFromStorage, storageOf, VIEW_API_VERSION } from './version-view';
 
 type Ctx = Context<AppEnv>;
 
 export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Response> {
   const type = info.type;
   if (!type || (info.namespace && !type.namespaced)) throw new StatusError(unknownResource());
+  // Only a proxy subresource takes a path after it (pods/<name>/proxy/<path>); anything else is no route.
+  if (info.subpath && info.subresource !== 'proxy') throw new StatusError(unknownResource());
+  const url = new URL(c.req.url);
+  // Subresources answer only their own verbs (pods/log: get; pods/binding: create; ...), 405 otherwise.
+  if (info.subresource && type.subresources.includes(info.subresource as Subresource)) {
+    if (!subresourceInfo(type, info.subresource as Subresource).verbs.includes(info.verb)) throw new StatusError(methodNotAllowed());
+    if (info.subresource === 'log') return podLog(c, info, url);
+    if (CONNECT_SUBRESOURCES.has(info.subresource)) return podConnect(c, info, url);
+    if (info.subresource === 'proxy') return proxy(c, type, info);
+  }
   // /api/v1/pods (no namespace) serves list and watch across namespaces, nothing else.
   const allNamespaces = type.namespaced && !info.namespace;
   // PUT and PATCH have routes on items only (a collection path answers 405, as kube's router does).
@@ -50,7 +63,15 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   if (info.subresource === 'finalize' && info.verb !== 'update') throw new StatusError(methodNotAllowed());
   // 406 before anything is done: a write must not happen when its answer cannot be sent.
   if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
-  const url = new URL(c.req.url);
+  // ComponentStatus: answered from the components' health, never stored (componentstatus/rest.go).
+  if (type.group === '' && type.kind === 'ComponentStatus') return deprecated(type, await componentStatuses(c, type, info, url));
+  // autoscaling/v1 HorizontalPodAutoscaler: the v2 store, bodies and replies converted (core/autoscaling/hpa-v1.ts).
+  if (isVersionView(type)) {
+    const storage = storageOf(type);
+    if (info.verb === 'watch') return watch(c, storage, info, url, VIEW_API_VERSION);
+    const res = await dispatch(c, storage, info, url, false, type);
+    return new Response(viewReplyFromStorage(await res.text()), { status: res.status, headers: res.headers });
+  }
   // events.k8s.io/v1 Events: the core/v1 events store, bodies and replies converted (core/events-view.ts).
   if (type.viewOf) {
     const storage = lookupGroupResource(type.viewOf)!;
@@ -68,16 +89,20 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   return info.verb === 'watch' ? res : deprecated(type, res);
 }
 
-/** A deprecated CRD version's Warning on every answer (apiextensions customresource_handler.go). */
+/**
+ * A deprecated API's Warning on every answer: a CRD version's (apiextensions customresource_handler.go), or a
+ * built-in kind's (the apiserver's deprecation filter, e.g. `v1 ComponentStatus is deprecated in v1.19+`).
+ */
 function deprecated(type: ResourceType, res: Response): Response {
-  const warning = type.custom?.deprecationWarning;
+  const warning = type.custom?.deprecationWarning ?? type.deprecated;
   if (!warning) return res;
   const out = new Response(res.body, res);
   out.headers.append('warning', `299 - ${JSON.stringify(warning)}`);
   return out;
 }
 
-async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false): Promise<Response> {
+/** `view`: the version view the request named (its bodies are converted to `type`, the storage type). */
+async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false, view?: ResourceType): Promise<Response> {
   switch (info.verb) {
     case 'get':
       return get(c, type, info);
@@ -94,7 +119,7 @@ async function dispatch(c: Ctx, type: ResourceType, info: ResourceRequest, url: 
     case 'watch':
       return watch(c, type, info, url);
     default:
-      return write(c, type, info, url, eventsView);
+      return write(c, type, info, url, eventsView, view);
   }
 }
 
@@ -113,12 +138,15 @@ async function get(c: Ctx, type: ResourceType, info: ResourceRequest): Promise<R
   return json(200, JSON.stringify(table));
 }
 
-async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false): Promise<Response> {
+async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL, eventsView = false, view?: ResourceType): Promise<Response> {
   const bytes = await readBodyBytes(c.req.raw);
   const contentType = c.req.header('content-type') ?? '';
   // A patch body is read by its patch type; a DELETE's options only when it sent any (rest.go).
   const raw = info.verb === 'patch' || (bytes.length === 0 && (info.verb === 'delete' || info.verb === 'deletecollection'));
-  let body = raw ? new TextDecoder().decode(bytes) : bodyToStorage(type, decodeBody(contentType, bytes, bodyKind(type, info)));
+  let body = raw ? new TextDecoder().decode(bytes) : bodyToStorage(type, decodeBody(contentType, bytes, bodyKind(view ?? type, info)));
+  const writesObject = info.verb === 'create' || info.verb === 'update';
+  if (view && writesObject) body = viewBodyToStorage(body);
+  else if (view && info.verb === 'patch' && isApplyPatch(contentType)) body = viewBodyToStorage(body, true);
   if (eventsView && info.verb === 'patch') body = patchToCoreEvent(body);
   else if (eventsView && !raw) body = bodyToCoreEvent(body);
   if (eventsView && info.verb === 'create') strictEventCreate(body, info.namespace);
@@ -129,7 +157,9 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     throw new StatusError(badRequest(`fieldValidation must be one of "Ignore", "Warn" or "Strict", got "${q.get('fieldValidation')}"`));
   }
   const { namespace, name, subresource } = info;
-  if (info.verb === 'create' && !type.stored) return review(c, type, body, fieldValidation);
+  // POST namespaces/<ns>/bindings (LegacyBindingREST): pods/binding of the pod the Binding names.
+  if (info.verb === 'create' && type.group === '' && type.kind === 'Binding') return bindCollection(c, namespace, body, dryRun);
+  if (info.verb === 'create' && !type.stored) return review(c, type, body, fieldValidation, namespace);
   if (info.verb === 'create' && type.custom?.terminating) {
     // apiextensions customresource_handler.go serveResource.
     throw new StatusError({ ...methodNotAllowed(), message: 'create not allowed while custom resource definition is terminating' });
@@ -159,6 +189,14 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
       req = { verb: 'update', namespace, name, subresource, body };
       break;
     case 'patch':
+      if (view) {
+        // A patch is applied to the object as the view's version shows it (version-view.ts).
+        const options = { dryRun, fieldValidation };
+        const viaView = await patchThroughView(c, view, info, body, ({ body: next }) => storeFor(c.env, type).write(groupResource(type), {
+          verb: 'update', namespace, name, subresource, body: next, fieldManager: q.get('fieldManager') ?? undefined, userAgent: c.req.header('user-agent') ?? undefined,
+        }, options));
+        if (viaView) return reply(viaView);
+      }
       req = { verb: 'patch', namespace, name, subresource, patchType: c.req.header('content-type') ?? '', body };
       break;
     case 'delete':
@@ -208,6 +246,24 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   const result = await settle(c, type, info.verb, dryRun, await storeFor(c.env, type).write(groupResource(type), req, options));
   if (evicting && result.ok) return json(201, JSON.stringify(EVICTION_SUCCESS));
   return reply(result);
+}
+
+/**
+ * POST namespaces/<ns>/bindings: kube's LegacyBindingREST takes the pod's name from the Binding's metadata and
+ * binds it exactly as pods/<name>/binding does (core/pods/binding.ts), answering 201 with a Success Status.
+ */
+async function bindCollection(c: Ctx, namespace: string, body: string, dryRun: boolean): Promise<Response> {
+  let name = '';
+  try {
+    const parsed = JSON.parse(body) as { metadata?: { name?: unknown } };
+    if (typeof parsed?.metadata?.name === 'string') name = parsed.metadata.name;
+  } catch {
+    // the pods store words the decoding error
+  }
+  // NamespaceKeyFunc refuses an empty name before the pod is read.
+  if (!name && body.trim().startsWith('{')) throw new StatusError(badRequest('Name parameter required.'));
+  const pods = lookupGroupResource('core/pods')!;
+  return reply(await storeFor(c.env, pods).write(groupResource(pods), { verb: 'update', namespace, name, subresource: 'binding', body }, { dryRun }));
 }
 
 /** What follows a write: CRD registry sync and cleanup, and read-your-writes for RBAC. */

@@ -10,7 +10,7 @@ import { KUBE_DISCOVERY_FILE, kubeDiscoveryText, type KubeDiscovery, type Resour
 const kube = JSON.parse(readFileSync(KUBE_DISCOVERY_FILE, 'utf8')) as KubeDiscovery;
 
 /** The legacy APIResourceList entries kube derives from one aggregated resource entry. */
-function legacyEntries(r: ResourceEntry, namespaced: boolean, group: string, version: string) {
+function legacyEntries(r: ResourceEntry, namespaced: boolean, group: string, version: string): Record<string, unknown>[] {
   const main: Record<string, unknown> = {
     name: r.resource, singularName: r.singularResource, namespaced, kind: r.responseKind.kind, verbs: r.verbs,
   };
