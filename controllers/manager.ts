@@ -39,7 +39,7 @@ export interface ManagerOptions {
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice). It reads
 // their metadata only: types no other loop reads (ConfigMaps, Secrets) are cached as metadata only.
-const COLLECTED = ['core/pods', 'core/replicationcontrollers', 'apps/controllerrevisions', 'apps/replicasets', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs',
+const COLLECTED = ['core/pods', 'core/replicationcontrollers', 'apps/controllerrevisions', 'apps/replicasets', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs', 'batch/cronjobs', 'core/persistentvolumeclaims',
   'core/services', 'core/configmaps', 'core/secrets', 'core/serviceaccounts', 'discovery.k8s.io/endpointslices'];
 
 export const refOf = (t: ResourceType): ResourceRef => ({ group: t.group, version: t.version, resource: t.resource, namespaced: t.namespaced });

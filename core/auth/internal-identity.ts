@@ -26,6 +26,8 @@ export const CONTROLLER_ACCOUNTS = [
   'job-controller', 'ttl-after-finished-controller', 'statefulset-controller', 'daemon-set-controller', 'replication-controller',
   'endpointslice-controller', 'endpoint-controller', 'namespace-controller',
   'node-controller', 'clusterrole-aggregation-controller',
+  'cronjob-controller', 'persistent-volume-binder', 'pvc-protection-controller', 'pv-protection-controller', 'disruption-controller',
+  'service-controller',
 ] as const;
 
 /** kube-proxy's user (bound to the system:node-proxier ClusterRole by kube's bootstrap policy). */
