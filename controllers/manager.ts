@@ -25,6 +25,7 @@ import { KubeProxies, KUBE_PROXY_USER, type ProxyRules } from './kube-proxy';
 import { NamespaceController } from './namespace';
 import { EventTTLSweeper, DEFAULT_EVENT_TTL_SECONDS } from './event-ttl';
 import type { QueueStats, WorkQueue } from './workqueue';
+import { storageLoops } from './storage-loops';
 
 export interface ManagerOptions {
   server: string;
@@ -182,7 +183,10 @@ export class ControllerManager {
     const nodes = informers.for(RESOURCES.nodes);
     // kube-scheduler: its own identity (system:kube-scheduler), in this object rather than behind its own Lease.
     const schedulerApi = await this.apiAs(SCHEDULER_USER);
-    const scheduler = new Scheduler({ api: schedulerApi, pods, nodes, clock, recorder: new ApiEventRecorder(schedulerApi, SCHEDULER_COMPONENT, clock) });
+    const scheduler = new Scheduler({
+      api: schedulerApi, pods, nodes, clock, recorder: new ApiEventRecorder(schedulerApi, SCHEDULER_COMPONENT, clock),
+      claims: informers.for(RESOURCES.persistentvolumeclaims), volumes: informers.for(RESOURCES.persistentvolumes), storageClasses: informers.for(RESOURCES.storageclasses),
+    });
     const nodeApi = await this.controllerApi('node-controller');
     // Taint-based eviction writes as node-controller, as kube's does (its own ServiceAccount has no role in kube).
     const evictionApi = nodeApi;
@@ -191,6 +195,9 @@ export class ControllerManager {
       recorder: new ApiEventRecorder(nodeApi, NODE_COMPONENT, clock), evictionRecorder: new ApiEventRecorder(evictionApi, EVICTION_COMPONENT, clock),
       graceMs: (this.o.nodeMonitorGraceSeconds ?? 40) * 1000,
     });
+    const configMapMeta = informers.metadataFor(RESOURCES.configmaps);
+    const secretMeta = informers.metadataFor(RESOURCES.secrets);
+    const claimInformer = informers.for(RESOURCES.persistentvolumeclaims);
     let simulator: SimulatedNodes | undefined;
     if (this.o.simulatedNodes > 0) {
       const nodeApis = new Map<string, Api>();
@@ -203,6 +210,11 @@ export class ControllerManager {
       simulator = new SimulatedNodes({
         apiFor: (n) => nodeApis.get(n)!, recorderFor: (n) => recorders.get(n)!, pods, nodes, clock, count: this.o.simulatedNodes,
         leaseRenewMs: Math.min(NODE_LEASE_RENEW_MS, ((this.o.nodeMonitorGraceSeconds ?? 40) * 1000) / 4),
+        mounts: {
+          // Existence is all a mount needs here: the collector's metadata-only informers answer it.
+          configMap: (ns, name) => !!configMapMeta.get(`${ns}/${name}`), secret: (ns, name) => !!secretMeta.get(`${ns}/${name}`),
+          claim: (ns, name) => claimInformer.get(`${ns}/${name}`),
+        },
       });
     }
     const workloads = await workloadLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
@@ -213,6 +225,7 @@ export class ControllerManager {
       api: sliceApi, services, pods, nodes, slices, clock, recorder: new ApiEventRecorder(sliceApi, SLICE_COMPONENT, clock),
     });
     const endpoints = new EndpointsController({ api: await this.controllerApi('endpoint-controller'), services, pods, endpoints: informers.for(ENDPOINTS), clock });
+    const storage = await storageLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
     const sweeper = new EventTTLSweeper(await this.controllerApi('generic-garbage-collector'), informers.for(RESOURCES.events), clock, this.o.eventTTLSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
     // kube-proxy: its own informers as system:kube-proxy, shared by the followers of every simulated node.
@@ -227,7 +240,7 @@ export class ControllerManager {
       ...workloads.queues, replicaset: rs.queue, deployment: deploy.queue, garbage_collector_attempt_to_delete: gc.attemptToDelete,
       garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
-      ClusterRoleAggregator: aggregation.queue,
+      ClusterRoleAggregator: aggregation.queue, ...storage.queues,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -241,7 +254,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5)];
+        ...aggregation.run(5), ...storage.run()];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

@@ -41,7 +41,7 @@ export async function workloadLoops(d: WorkloadLoopDeps): Promise<WorkloadLoops>
   const revisions = informers.for(RESOURCES.controllerrevisions);
   const stsApi = await d.apiFor('statefulset-controller');
   const sts = new StatefulSetController({
-    api: stsApi, sets: informers.for(RESOURCES.statefulsets), pods, revisions, clock, recorder: new ApiEventRecorder(stsApi, STS_COMPONENT, clock),
+    api: stsApi, sets: informers.for(RESOURCES.statefulsets), pods, revisions, claims: informers.for(RESOURCES.persistentvolumeclaims), clock, recorder: new ApiEventRecorder(stsApi, STS_COMPONENT, clock),
   });
   const dsApi = await d.apiFor('daemon-set-controller');
   const ds = new DaemonSetController({

@@ -20,7 +20,7 @@ export interface FilterResult {
   reasons: string[]; // empty: the node fits
   // UnschedulableAndUnresolvable: removing pods (preemption) would not help on this node.
   unresolvable: boolean;
-  plugin?: FilterPlugin; // the plugin that rejected the node
+  plugin?: FilterPlugin | 'VolumeBinding'; // the plugin that rejected the node
 }
 
 const FITS: FilterResult = { reasons: [], unresolvable: false };
