@@ -26,6 +26,7 @@ import { NamespaceController } from './namespace';
 import { EventTTLSweeper, DEFAULT_EVENT_TTL_SECONDS } from './event-ttl';
 import type { QueueStats, WorkQueue } from './workqueue';
 import { storageLoops } from './storage-loops';
+import { DisruptionController, COMPONENT as DISRUPTION_COMPONENT } from './disruption';
 
 export interface ManagerOptions {
   server: string;
@@ -226,6 +227,12 @@ export class ControllerManager {
     });
     const endpoints = new EndpointsController({ api: await this.controllerApi('endpoint-controller'), services, pods, endpoints: informers.for(ENDPOINTS), clock });
     const storage = await storageLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
+    const disruptionApi = await this.controllerApi('disruption-controller');
+    const disruption = new DisruptionController({
+      api: disruptionApi, pdbs: informers.for(RESOURCES.poddisruptionbudgets), pods, replicaSets, deployments,
+      replicationControllers: informers.for(RESOURCES.replicationcontrollers), statefulSets: informers.for(RESOURCES.statefulsets),
+      recorder: new ApiEventRecorder(disruptionApi, DISRUPTION_COMPONENT, clock), clock,
+    });
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
     const sweeper = new EventTTLSweeper(await this.controllerApi('generic-garbage-collector'), informers.for(RESOURCES.events), clock, this.o.eventTTLSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
     // kube-proxy: its own informers as system:kube-proxy, shared by the followers of every simulated node.
@@ -240,7 +247,7 @@ export class ControllerManager {
       ...workloads.queues, replicaset: rs.queue, deployment: deploy.queue, garbage_collector_attempt_to_delete: gc.attemptToDelete,
       garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
-      ClusterRoleAggregator: aggregation.queue, ...storage.queues,
+      ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -254,7 +261,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...storage.run()];
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

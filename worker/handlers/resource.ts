@@ -33,6 +33,7 @@ import { bodyToStorage, needsConversion, replyFromStorage } from '../../core/crd
 import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '../../core/events-view';
 import { validateEventsV1Create } from '../../core/validation/events-v1';
 import { evictionDeleteOptions, EVICTION_SUCCESS } from '../../core/pods/eviction';
+import { admitEviction } from './eviction';
 import { deleteCollectionResponse } from './delete-collection';
 import { CONNECT_SUBRESOURCES, podConnect, podLog, proxy } from './pod-subresources';
 import { componentStatuses } from './component-statuses';
@@ -180,6 +181,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
       if (subresource === 'eviction' && name && type.group === '' && type.kind === 'Pod') {
         req = { verb: 'delete', namespace, name, body: evictionDeleteOptions(body, name), query: {} };
         evicting = true;
+        await admitEviction(c.env, type, namespace, name, dryRun, Date.now);
         break;
       }
       if (name || subresource) throw new StatusError(methodNotAllowed());
