@@ -27,6 +27,7 @@ import { EventTTLSweeper, DEFAULT_EVENT_TTL_SECONDS } from './event-ttl';
 import type { QueueStats, WorkQueue } from './workqueue';
 import { storageLoops } from './storage-loops';
 import { DisruptionController, COMPONENT as DISRUPTION_COMPONENT } from './disruption';
+import { parsePool, ServiceLoadBalancerController, COMPONENT as LB_COMPONENT } from './service-lb';
 
 export interface ManagerOptions {
   server: string;
@@ -37,6 +38,7 @@ export interface ManagerOptions {
   simulatedNodes: number; // 0: no pod-readiness simulator
   eventTTLSeconds?: number; // EVENT_TTL_SECONDS (default 3600)
   nodeMonitorGraceSeconds?: number; // node lifecycle: Lease silence before a node is Unknown (default 40)
+  loadBalancerPool?: string; // LOAD_BALANCER_POOL: the CIDR LoadBalancer Services get addresses from ('' or bad: none)
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice). It reads
@@ -221,6 +223,10 @@ export class ControllerManager {
     const workloads = await workloadLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
     const services = informers.for(SERVICES);
     const slices = informers.for(ENDPOINTSLICES);
+    const lbApi = await this.controllerApi('service-controller');
+    const pool = parsePool(this.o.loadBalancerPool ?? '');
+    if (this.o.loadBalancerPool && !pool) console.error(`LOAD_BALANCER_POOL: not an IPv4 CIDR: ${this.o.loadBalancerPool}`);
+    const loadBalancers = new ServiceLoadBalancerController(lbApi, services, pool, new ApiEventRecorder(lbApi, LB_COMPONENT, clock), clock);
     const sliceApi = await this.controllerApi('endpointslice-controller');
     const sliceController = new EndpointSliceController({
       api: sliceApi, services, pods, nodes, slices, clock, recorder: new ApiEventRecorder(sliceApi, SLICE_COMPONENT, clock),
@@ -247,7 +253,7 @@ export class ControllerManager {
       ...workloads.queues, replicaset: rs.queue, deployment: deploy.queue, garbage_collector_attempt_to_delete: gc.attemptToDelete,
       garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
-      ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue,
+      ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -261,7 +267,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...storage.run(), ...disruption.run(1)];
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

@@ -78,6 +78,7 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
           simulatedNodes: this.settings.simulatedNodes,
           eventTTLSeconds: this.settings.eventTtlSeconds,
           nodeMonitorGraceSeconds: this.settings.nodeMonitorGraceSeconds,
+          loadBalancerPool: this.settings.loadBalancerPool,
         });
         manager.run();
         this.manager = manager;
