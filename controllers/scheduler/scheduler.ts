@@ -19,7 +19,9 @@ import type { EventRecorder } from '../events';
 import { kubeTime } from '../events';
 import type { SharedInformer } from '../informers';
 import { macrotask } from '../workqueue';
-import { filterNode, fitErrorMessage, scoreNodes, selectHost, type Candidate, type FilterResult } from './algorithm';
+import { filterNode, fitErrorHead, fitErrorMessage, scoreNodes, selectHost, type Candidate, type FilterResult } from './algorithm';
+import { pickPreemption, type PreemptionCandidate } from './preemption';
+import { podPriority } from './node-info';
 import { NodeUsageCache } from './node-info';
 import { NO_NODES, nodeUpdateMatters, VOLUME_BINDING, type RejectorPlugin } from './queueing-hints';
 import { unboundClaims, volumeFilter, volumePreFilter, type VolumeLookup } from './volume-binding';
@@ -176,6 +178,15 @@ export class Scheduler {
       }
       if (!candidates.length) {
         const plugins = new Set<RejectorPlugin>(results.flatMap((r) => (r.plugin ? [r.plugin] : [])));
+        // PostFilter (DefaultPreemption). Only a pod of positive priority is tried: every pod without a
+        // PriorityClass has 0, and victims must be strictly lower, so this keeps the common case O(nodes).
+        if (podPriority(pod) > 0 && this.eligibleToPreempt(pod)) {
+          const preemption = pickPreemption(pod, nodes.map((node, i) => ({
+            node, usage: this.cache.get(node.metadata.name!), result: results[i]!,
+            onNode: this.cache.podsOn(node.metadata.name!).filter((p) => !this.d.pods.get(p.key)?.metadata.deletionTimestamp),
+          })));
+          if (preemption) return this.preempt(key, pod, plugins, preemption, fitErrorHead(results));
+        }
         return this.unschedulable(key, pod, plugins, fitErrorMessage(pod, results));
       }
       const chosen = candidates[selectHost(scoreNodes(pod, candidates), this.d.random)].node.metadata.name!;
@@ -221,6 +232,49 @@ export class Scheduler {
     }
     this.queue.done(key);
     this.d.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${node}`);
+  }
+
+  /**
+   * PodEligibleToPreemptOthers: a pod that already preempted waits while lower-priority pods on its nominated node
+   * are still terminating, rather than preempting again.
+   */
+  private eligibleToPreempt(pod: KubeObject): boolean {
+    const nominated = (pod.status as { nominatedNodeName?: string } | undefined)?.nominatedNodeName;
+    if (!nominated) return true;
+    const prio = podPriority(pod);
+    return !this.cache.podsOn(nominated).some((p) => p.priority < prio && this.d.pods.get(p.key)?.metadata.deletionTimestamp);
+  }
+
+  /**
+   * The preemption: the victims get the DisruptionTarget condition, a Preempted event and a graceful delete; the
+   * preemptor is nominated to the node and parked until their deletion frees the room (AssignedPodDelete).
+   */
+  private preempt(key: string, pod: KubeObject, plugins: Set<RejectorPlugin>, c: PreemptionCandidate, message: string): Promise<void> | undefined {
+    this.queue.addUnschedulable(key, plugins);
+    this.d.recorder.event(pod, 'Warning', 'FailedScheduling', message);
+    const now = kubeTime(this.d.clock.now());
+    return this.write(async () => {
+      for (const v of c.victims) {
+        const victim = this.d.pods.get(v.key);
+        if (!victim) continue;
+        const { namespace, name, uid } = victim.metadata;
+        try {
+          await this.d.api.patch(PODS, namespace!, name!, 'strategic', { metadata: { uid }, status: { conditions: [{
+            type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: now, reason: 'PreemptionByScheduler',
+            message: `${COMPONENT}: preempting to accommodate a higher priority pod`,
+          }] } }, 'status');
+          this.d.recorder.event(victim, 'Normal', 'Preempted', `Preempted by pod ${pod.metadata.uid} on node ${c.node}`);
+          await this.d.api.delete(PODS, namespace!, name!, { preconditions: { uid: uid as string } });
+        } catch (e) {
+          if (!isNotFound(e) && !isConflict(e)) console.error(`${COMPONENT}: preempting ${v.key}: ${(e as Error).message}`);
+        }
+      }
+      try {
+        await this.d.api.patch(PODS, pod.metadata.namespace!, pod.metadata.name!, 'strategic', { metadata: { uid: pod.metadata.uid }, status: { nominatedNodeName: c.node } }, 'status');
+      } catch (e) {
+        if (!isNotFound(e) && !isConflict(e)) console.error(`${COMPONENT}: nominating ${key}: ${(e as Error).message}`);
+      }
+    });
   }
 
   /** handleSchedulingFailure: park the pod, record the event, write PodScheduled=False when it changed. */

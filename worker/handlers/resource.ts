@@ -34,6 +34,7 @@ import { bodyToCoreEvent, EVENTS_V1, patchToCoreEvent, replyToEventsV1 } from '.
 import { validateEventsV1Create } from '../../core/validation/events-v1';
 import { evictionDeleteOptions, EVICTION_SUCCESS } from '../../core/pods/eviction';
 import { admitEviction } from './eviction';
+import { admitPriority, isCorePod } from './priority';
 import { deleteCollectionResponse } from './delete-collection';
 import { CONNECT_SUBRESOURCES, podConnect, podLog, proxy } from './pod-subresources';
 import { componentStatuses } from './component-statuses';
@@ -186,6 +187,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
       }
       if (name || subresource) throw new StatusError(methodNotAllowed());
       namespaceRevision = await admitCreate(c.env, type, namespace, body);
+      if (isCorePod(type)) body = await admitPriority(c.env, body); // the Priority admission plugin
       req = { verb: 'create', namespace, body };
       break;
     case 'update':
