@@ -16,8 +16,9 @@ export const DESCRIPTION_ANNOTATION = 'kubernetes.io/description';
 export const DESCRIPTION = 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal '
   + 'service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
 
-/** The ConfigMap as the publisher writes it. */
+/** The ConfigMap as the publisher writes it: the bundle as a PEM file holds it, ending with a newline. */
 export function rootCAConfigMap(rootCA: string): KubeObject {
+  if (rootCA && !rootCA.endsWith('\n')) rootCA += '\n';
   return {
     apiVersion: 'v1', kind: 'ConfigMap',
     metadata: { name: ROOT_CA_CONFIGMAP, annotations: { [DESCRIPTION_ANNOTATION]: DESCRIPTION } },
