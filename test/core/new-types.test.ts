@@ -8,6 +8,8 @@ import { hpaFromV1, hpaToV1 } from '../../core/autoscaling/hpa-v1';
 import { parsePodLogOptions, renderLog, rfc3339Nano, truncateBytes, type LogLine } from '../../core/pods/synthetic-log';
 import { StatusError } from '../../core/status';
 import type { KubeObject } from '../../core/object-meta';
+import { executeWrite, type WriteStore } from '../../core/writes';
+import { memoryStore } from './memory-store';
 
 const NOW = Date.parse('2026-07-01T12:00:00Z');
 const meta = (name: string) => ({ name, namespace: 'default', creationTimestamp: new Date(NOW - 300_000).toISOString() });
@@ -134,5 +136,41 @@ describe('pods/log', () => {
     expect(err('tailLines=x')).toBe('strconv.ParseInt: parsing "x": invalid syntax');
     expect(err('sinceTime=yesterday')).toContain('parsing time "yesterday"');
     expect(err('sinceSeconds=0')).toContain('sinceSeconds');
+  });
+});
+
+describe('PriorityClass (ValidatePriorityClass, the system classes)', () => {
+  const pcs = lookupGroupResource('scheduling.k8s.io/priorityclasses')!;
+  const env = () => ({ type: pcs, now: NOW, newUid: () => 'uid', randomSuffix: () => 'abcde' });
+  const write = (store: WriteStore, req: object) => {
+    try {
+      return executeWrite(store, env(), req as never);
+    } catch (e) {
+      return { code: (e as StatusError).status.code, body: (e as StatusError).status };
+    }
+  };
+  const create = (store: WriteStore, body: object) => write(store, { verb: 'create', namespace: '', body: JSON.stringify({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', ...body }) });
+
+  it('reserves the system- prefix and caps user values, with kube\'s messages', () => {
+    const { store } = memoryStore();
+    const causes = (res: { body: unknown }) => (res.body as { details?: { causes?: unknown[] } }).details?.causes;
+    expect(causes(create(store, { metadata: { name: 'system-mine' }, value: 1 }))).toEqual([{ reason: 'FieldValueForbidden', field: 'metadata.name',
+      message: "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class" }]);
+    expect(causes(create(store, { metadata: { name: 'system-node-critical' }, value: 5 }))?.[0]).toMatchObject({ message: expect.stringContaining('value of system-node-critical PriorityClass must be 2000001000') });
+    expect(causes(create(store, { metadata: { name: 'huge' }, value: 1_000_000_001 }))).toEqual([{ reason: 'FieldValueForbidden', field: 'value', message: 'Forbidden: maximum allowed value of a user defined priority is 1000000000' }]);
+    expect(create(store, { metadata: { name: 'system-node-critical' }, value: 2000001000 }).code).toBe(201);
+    expect(create(store, { metadata: { name: 'high' }, value: 1000 }).code).toBe(201);
+    const changed = write(store, { verb: 'patch', namespace: '', name: 'high', subresource: '', patchType: 'application/merge-patch+json', body: JSON.stringify({ value: 5 }) });
+    expect(causes(changed)).toEqual([{ reason: 'FieldValueForbidden', field: 'value', message: 'Forbidden: may not be changed in an update.' }]);
+  });
+
+  it('refuses to delete a system class, deletes the others', () => {
+    const { store } = memoryStore();
+    create(store, { metadata: { name: 'system-cluster-critical' }, value: 2000000000 });
+    create(store, { metadata: { name: 'high' }, value: 1000 });
+    const del = (name: string) => write(store, { verb: 'delete', namespace: '', name, body: '', query: {} });
+    expect(del('system-cluster-critical')).toMatchObject({ code: 403, body: { reason: 'Forbidden',
+      message: 'priorityclasses.scheduling.k8s.io "system-cluster-critical" is forbidden: this is a system priority class and cannot be deleted' } });
+    expect(del('high').code).toBe(200);
   });
 });
