@@ -15,6 +15,7 @@ import { workloadLoops } from './workload-loops';
 import { DeploymentController, COMPONENT as DEPLOY_COMPONENT } from './deployment';
 import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
+import { RootCAPublisher } from './root-ca-publisher';
 import { ClusterRoleAggregationController, CLUSTER_ROLES } from './clusterrole-aggregation';
 import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
 import { SimulatedNodes } from './kubelet/simulated-nodes';
@@ -39,6 +40,7 @@ export interface ManagerOptions {
   eventTTLSeconds?: number; // EVENT_TTL_SECONDS (default 3600)
   nodeMonitorGraceSeconds?: number; // node lifecycle: Lease silence before a node is Unknown (default 40)
   loadBalancerPool?: string; // LOAD_BALANCER_POOL: the CIDR LoadBalancer Services get addresses from ('' or bad: none)
+  rootCaCert?: string; // ROOT_CA_CERT: ca.crt of every namespace's kube-root-ca.crt
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice). It reads
@@ -182,6 +184,7 @@ export class ControllerManager {
       },
     });
     const sa = new ServiceAccountController(await this.controllerApi('service-account-controller'), namespaces, accounts, clock);
+    const rootCA = new RootCAPublisher(await this.controllerApi('root-ca-cert-publisher'), namespaces, informers.metadataFor(RESOURCES.configmaps), this.o.rootCaCert ?? '', clock);
     const aggregation = new ClusterRoleAggregationController(await this.controllerApi('clusterrole-aggregation-controller'), informers.for(CLUSTER_ROLES), clock);
     const nodes = informers.for(RESOURCES.nodes);
     // kube-scheduler: its own identity (system:kube-scheduler), in this object rather than behind its own Lease.
@@ -251,7 +254,7 @@ export class ControllerManager {
     this.proxyInformers = proxyInformers;
     const queues: Record<string, Pick<WorkQueue, 'stats' | 'shutDown'>> = {
       ...workloads.queues, replicaset: rs.queue, deployment: deploy.queue, garbage_collector_attempt_to_delete: gc.attemptToDelete,
-      garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, scheduler: scheduler.queue,
+      garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, root_ca_cert_publisher: rootCA.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
       ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
     };
@@ -267,7 +270,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1)];
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

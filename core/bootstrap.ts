@@ -10,6 +10,7 @@ import {
   KUBE_ROLES, type BootstrapBinding, type BootstrapRole,
 } from './rbac/bootstrap-policy';
 import { reconcileBinding, reconcileRole, type Reconciled } from './rbac/reconcile';
+import { SYSTEM_PRIORITY_CLASSES } from './priority-classes';
 
 /**
  * edgeplane's own bindings, for identities kube does not have in this form. The simulated kubelets are kube's node
@@ -61,18 +62,6 @@ const KUBERNETES_ENDPOINT_SLICE = {
   endpoints: [{ addresses: [APISERVER_ADDRESS], conditions: { ready: true } }],
   ports: [{ name: 'https', port: APISERVER_PORT, protocol: 'TCP' }],
 };
-
-/** pkg/apis/scheduling SystemPriorityClasses, created by kube-apiserver's post-start hook. */
-export const SYSTEM_PRIORITY_CLASSES = [
-  {
-    metadata: { name: 'system-node-critical' }, value: 2000001000,
-    description: 'Used for system critical pods that must not be moved from their current node.',
-  },
-  {
-    metadata: { name: 'system-cluster-critical' }, value: 2000000000,
-    description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.',
-  },
-];
 
 /**
  * The default StorageClass a cluster installer adds (kind's `standard`): kube has none of its own. Volumes of it

@@ -3,7 +3,7 @@
 
 import { apiVersionOf, isObjectSubresource, type ResourceType, type Subresource } from './registry';
 import {
-  alreadyExists, badRequest, conflict, generateNameConflict, invalid, notFound,
+  alreadyExists, badRequest, conflict, forbidden, generateNameConflict, invalid, notFound,
   OPTIMISTIC_LOCK_MESSAGE, requestEntityTooLarge, StatusError, success, unsupportedMediaType, type Status,
 } from './status';
 import {
@@ -25,6 +25,7 @@ import { matchesObject } from './list/filter';
 import type { ParsedSelectors } from './list/options';
 import type { WriteGuard } from './rbac/escalation';
 import { typeHooks, type HookEnv } from './crd/write-hooks';
+import { SYSTEM_PRIORITY_CLASSES } from './priority-classes';
 import { recordWrite, serverSideApply } from './apply/write-hooks';
 import { APPLY_PATCH_CONTENT_TYPE, checkPatchOptions, checkWriteOptions, isApplyPatch } from './apply/apply-body';
 import { managerOrUserAgent } from './apply/manager-name';
@@ -352,6 +353,11 @@ function parseDeleteOptions(body: string): DeleteOptions {
 function deleteOne(store: WriteStore, env: WriteEnv, req: Extract<WriteRequest, { verb: 'delete' }>): WriteResponse {
   const { type } = env;
   const current = existing(store, type, req.namespace, req.name);
+  // pkg/registry/scheduling/priorityclass/storage REST.Delete: the system classes stay (DeleteCollection's
+  // generic store path does not ask, in kube as here).
+  if (type.group === 'scheduling.k8s.io' && type.kind === 'PriorityClass' && SYSTEM_PRIORITY_CLASSES.some((c) => c.metadata.name === req.name)) {
+    throw new StatusError(forbidden(type, req.name, 'this is a system priority class and cannot be deleted'));
+  }
   const options = parseDeleteOptions(req.body);
   checkPreconditions(type.kind, current, options);
   const target = typeHooks(type)?.beforeDelete?.(current, hookEnv(store, env)) ?? current;

@@ -79,6 +79,7 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
           eventTTLSeconds: this.settings.eventTtlSeconds,
           nodeMonitorGraceSeconds: this.settings.nodeMonitorGraceSeconds,
           loadBalancerPool: this.settings.loadBalancerPool,
+          rootCaCert: this.settings.rootCaCert,
         });
         manager.run();
         this.manager = manager;
