@@ -3,8 +3,7 @@
 // consistent reads go to the canonical store.
 
 import { groupResource, type ResourceType } from '../core/registry';
-import { tenantOf, type WatchUser } from '../core/watch/quota';
-import { PRIVILEGED_GROUP } from '../core/rbac/authorize';
+import { isSystemWatcher, tenantOf, type WatchUser } from '../core/watch/quota';
 import type { Bindings } from './env';
 import type { Settings } from '../core/settings';
 import { fnv1a32 } from '../core/hash';
@@ -19,8 +18,10 @@ const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'we
 // query parameters it does not know, and so do clients. The location `store` skips replicas: the console's
 // black-box lag measurement compares a replica's arrival times with the canonical store's. The two headers
 // (contract/headers.ts) are the only x-edgeplane-* headers a client may send; the internal ones are never
-// forwarded. Only system:masters may choose (mayChooseReplica): anyone else could pile its watches onto the
-// replica that serves someone else, or onto the store that serves every write.
+// forwarded. Only system components may choose (mayChooseReplica: system:masters, and the cluster's own loops,
+// e.g. the garbage collector's metadata informers, which read at the store rather than wake a replica to hold a
+// second copy): anyone else could pile its watches onto the replica that serves someone else, or onto the store
+// that serves every write.
 export const LOCATION_PARAM = 'edgeplaneLocation';
 export const REPLICA_INDEX_PARAM = 'edgeplaneReplica';
 export const STORE_LOCATION = 'store';
@@ -77,9 +78,9 @@ export function servableByReplica(q: URLSearchParams): boolean {
   return rv === '0' || !q.get('limit');
 }
 
-/** Whether `user` may pick a location or replica with the overrides above: system:masters only. */
+/** Whether `user` may pick a location or replica with the overrides above: system components only. */
 export function mayChooseReplica(user: WatchUser): boolean {
-  return user.groups.includes(PRIVILEGED_GROUP);
+  return isSystemWatcher(user);
 }
 
 /**

@@ -36,6 +36,8 @@ describe('replicaFor', () => {
     expect(replicaFor(bindings, settings(2), PODS, req({ 'x-edgeplane-replica-index': '' }), 'k', true)!.name).toBe(`core/pods@enam#${fnv1a('k') % 2}`);
     expect(replicaFor(bindings, settings(2), PODS, req({ 'x-edgeplane-location': 'store' }), 'k', true)).toBeUndefined();
     expect(mayChooseReplica({ username: 'admin', groups: ['system:masters'] })).toBe(true);
+    // The cluster's own loops (the garbage collector's metadata informers read at the store).
+    expect(mayChooseReplica({ username: 'system:serviceaccount:kube-system:generic-garbage-collector', groups: ['system:serviceaccounts', 'system:authenticated'] })).toBe(true);
   });
 
   it('ignores every override from anyone else: headers and query parameters alike', () => {
