@@ -118,4 +118,35 @@ spec:
     const table = await must(r, ['-n', NS, 'get', 'cronjob', 'kolkata']);
     expect(table).toMatch(/kolkata\s+\* \* \* \* \*\s+Asia\/Kolkata\s+False/);
   }, 120_000);
+
+  it('finds the last of decades of missed minutes in bounded work (lastScheduleTime in 1970, a deadline of 60 years)', async () => {
+    await must(r, ['apply', '-f', '-'], `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: decades, namespace: ${NS}}
+spec:
+  schedule: "* * * * *"
+  startingDeadlineSeconds: 1900000000
+  suspend: true
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: main, image: busybox}]
+`);
+    // Status is the controller's to write, but anyone allowed cronjobs/status can set it: 29 million minutes ago.
+    await must(r, ['-n', NS, 'patch', 'cronjob', 'decades', '--subresource=status', '--type=merge', '-p', '{"status":{"lastScheduleTime":"1970-01-01T00:00:00Z"}}']);
+    await must(r, ['-n', NS, 'patch', 'cronjob', 'decades', '--type=merge', '-p', '{"spec":{"suspend":false}}']);
+    const warned = await waitFor('TooManyMissedTimes', async () => (await eventsOf(r, 'decades')).find((e) => e.reason === 'TooManyMissedTimes'));
+    expect(warned.message).toBe('too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew');
+    // It starts the latest missed minute, once.
+    const cj = await waitFor('a start recorded', async () => {
+      const o = await get(r, `/apis/batch/v1/namespaces/${NS}/cronjobs/decades`);
+      return o.status?.lastScheduleTime && o.status.lastScheduleTime !== '1970-01-01T00:00:00Z' ? o : undefined;
+    });
+    expect(Date.now() - Date.parse(cj.status.lastScheduleTime)).toBeLessThan(120_000);
+    expect((await jobsOf(r, 'decades')).length).toBeGreaterThanOrEqual(1); // one a minute from now on, never one per missed minute
+    expect((await jobsOf(r, 'decades')).length).toBeLessThanOrEqual(2);
+    await must(r, ['-n', NS, 'delete', 'cronjob', 'decades']);
+  }, 60_000);
 });
