@@ -24,6 +24,13 @@ export const RESOURCES = {
   statefulsets: { group: 'apps', version: 'v1', resource: 'statefulsets', namespaced: true },
   daemonsets: { group: 'apps', version: 'v1', resource: 'daemonsets', namespaced: true },
   controllerrevisions: { group: 'apps', version: 'v1', resource: 'controllerrevisions', namespaced: true },
+  cronjobs: { group: 'batch', version: 'v1', resource: 'cronjobs', namespaced: true },
+  persistentvolumeclaims: { group: '', version: 'v1', resource: 'persistentvolumeclaims', namespaced: true },
+  persistentvolumes: { group: '', version: 'v1', resource: 'persistentvolumes', namespaced: false },
+  storageclasses: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', namespaced: false },
+  poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', namespaced: true },
+  configmaps: { group: '', version: 'v1', resource: 'configmaps', namespaced: true },
+  secrets: { group: '', version: 'v1', resource: 'secrets', namespaced: true },
 } as const satisfies Record<string, ResourceRef>;
 
 export function collectionPath(r: ResourceRef, namespace = ''): string {

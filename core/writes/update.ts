@@ -51,7 +51,7 @@ export function replace(store: WriteStore, ctx: WriteContext, current: KubeObjec
   const merged = strategy.prepareForUpdate(next, current, subresource, env);
   ctx.guard?.(merged, current);
   if (!status) {
-    const causes = strategy.validateUpdate(merged, current, env);
+    const causes = strategy.validateUpdate(merged, current, env, subresource);
     if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));
   }
   if (track) recordWrite({ type, now: ctx.now, manager: ctx.manager, view: ctx.view?.apiVersion }, current, merged, subresource);
