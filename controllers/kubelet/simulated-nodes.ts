@@ -251,6 +251,8 @@ export class SimulatedNodes {
       if (unmountable) {
         const failures = this.mountFailures.get(key) ?? 0;
         this.mountFailures.set(key, failures + 1);
+        // A pod waiting for its volumes shows ContainerCreating, as a kubelet's does: one write, for such pods only.
+        if (!isCreating(pod)) await this.writeStatus(key, pod, 'creating', creatingStatus(pod, nodeIP(i), at));
         recorder.event(pod, 'Warning', 'FailedMount', unmountable);
         return this.queue.addAfter(key, mountBackoffMs(failures));
       }
