@@ -2,25 +2,29 @@
 // created with a node affinity to that node for the scheduler to bind, kept on its ControllerRevision
 // (pod label controller-revision-hash), replaced by RollingUpdate within maxUnavailable/maxSurge, with
 // expectations like kube's so a sync never acts on a cache that has not seen its own creates. The
-// decisions are in daemonset-plan.ts.
+// decisions are in daemonset-plan.ts. Creates go in slow-start batches (at most MAX_BATCH at a time, as the
+// ReplicaSet controller's) and stop at the first refusal, which fails the sync: the key backs off.
 
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
 import { isNotFound, RESOURCES, type Api } from './api-client';
 import type { Clock } from './clock';
+import { controllerClient, type ClientRateLimit } from './client-throttle';
 import { CONTROLLER_REVISION_HASH, ensureUpdateRevision, hashOf, truncateHistory } from './controller-history';
 import type { EventRecorder } from './events';
 import { Expectations } from './expectations';
 import type { SharedInformer } from './informers';
 import { adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, selectorMatcher } from './owner-refs';
 import { dsSpec, dsStatusOf, hashOfPod, planDaemonSet, podForNode, viewNodes, type DsStatus } from './daemonset-plan';
-import { slowStartBatches } from './replicaset';
+import { BURST_REPLICAS, inBatches, MAX_BATCH, SLOW_START_INITIAL_BATCH, slowStartBatches } from './replicaset';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const COMPONENT = 'daemonset-controller';
 
 export interface DaemonSetDeps {
+  // client-go's client-side rate limit of this controller's requests (default kube-controller-manager's 20 qps, burst 30)
+  clientRateLimit?: ClientRateLimit | false;
   api: Api;
   daemonSets: SharedInformer;
   pods: SharedInformer;
@@ -34,7 +38,10 @@ export class DaemonSetController {
   readonly queue: WorkQueue;
   readonly expectations: Expectations;
 
+  private readonly api: Api;
+
   constructor(private readonly d: DaemonSetDeps) {
+    this.api = controllerClient(d.api, d.clock, d.clientRateLimit);
     this.queue = new WorkQueue(d.clock);
     this.expectations = new Expectations(d.clock);
     const enqueue = (ds: KubeObject) => this.queue.add(objectKey(ds));
@@ -82,34 +89,45 @@ export class DaemonSetController {
     if (isDeleting(ds)) return;
     const matches = selectorMatcher(dsSpec(ds).selector);
     const pods: KubeObject[] = [];
+    let claims = 0;
     for (const p of this.d.pods.byNamespace(ds.metadata.namespace ?? '')) {
       const decision = claimDecision(ds, p, matches(labelsOf(p)));
       if (decision === 'keep') pods.push(p);
       else if (decision === 'adopt') {
+        // Orphans are adopted BURST_REPLICAS per sync (the rest next time, after other keys' turns); nothing
+        // is managed on a partial claim.
+        if (claims++ >= BURST_REPLICAS) return this.queue.add(key);
         try {
-          pods.push(await this.d.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(ds, p)));
+          pods.push(await this.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(ds, p)));
         } catch (e) {
           if (!(e instanceof ApiError && (e.code === 404 || e.code === 422))) throw e;
         }
       }
     }
     const owned = this.d.revisions.byNamespace(ds.metadata.namespace ?? '').filter((r) => controllerOf(r)?.uid === ds.metadata.uid);
-    const { update, revisions } = await ensureUpdateRevision(this.d.api, ds, owned, (ds.status as DsStatus | undefined)?.collisionCount ?? 0,
+    const { update, revisions } = await ensureUpdateRevision(this.api, ds, owned, (ds.status as DsStatus | undefined)?.collisionCount ?? 0,
       (hash) => ({ [CONTROLLER_REVISION_HASH]: hash }));
     const hash = hashOf(update);
     const now = this.d.clock.now();
     const { views, orphans } = viewNodes(ds, this.d.nodes.list(), pods);
+    // syncDaemonSet: a refused create or delete still lets the status be written, then fails the sync.
+    let manageError: unknown;
     if (this.expectations.satisfied(key)) {
       const plan = planDaemonSet(ds, views, orphans, hash, now);
-      await this.deletePods(key, ds, plan.delete);
-      await this.createPods(key, ds, plan.create, hash);
+      try {
+        await this.deletePods(key, ds, plan.delete);
+        await this.createPods(key, ds, plan.create, hash);
+      } catch (e) {
+        manageError = e;
+      }
     }
     const status = dsStatusOf(ds, views, hash, now);
     if (JSON.stringify(ds.status ?? {}) !== JSON.stringify(status)) {
-      await this.d.api.update(RESOURCES.daemonsets, { ...ds, status: status as unknown as Record<string, unknown> }, 'status');
+      await this.api.update(RESOURCES.daemonsets, { ...ds, status: status as unknown as Record<string, unknown> }, 'status');
     }
+    if (manageError) throw manageError;
     const liveHashes = new Set(pods.map(hashOfPod));
-    await truncateHistory(this.d.api, ds, revisions, new Set(revisions.filter((r) => r === update || liveHashes.has(hashOf(r))).map((r) => r.metadata.name!)));
+    await truncateHistory(this.api, ds, revisions, new Set(revisions.filter((r) => r === update || liveHashes.has(hashOf(r))).map((r) => r.metadata.name!)));
     const minReady = dsSpec(ds).minReadySeconds ?? 0;
     if (minReady > 0 && (status.numberAvailable ?? 0) < status.numberReady) this.queue.addAfter(key, minReady * 1000);
   }
@@ -118,10 +136,10 @@ export class DaemonSetController {
     if (!nodes.length) return;
     this.expectations.expectCreations(key, nodes.length);
     let next = 0;
-    for (const size of slowStartBatches(nodes.length)) {
+    for (const size of slowStartBatches(nodes.length, SLOW_START_INITIAL_BATCH, MAX_BATCH)) {
       const batch = nodes.slice(next, next + size);
       next += size;
-      const results = await Promise.allSettled(batch.map((n) => this.d.api.create(RESOURCES.pods, ds.metadata.namespace!, podForNode(ds, n, hash))));
+      const results = await Promise.allSettled(batch.map((n) => this.api.create(RESOURCES.pods, ds.metadata.namespace!, podForNode(ds, n, hash))));
       let failed: unknown;
       for (const r of results) {
         if (r.status === 'fulfilled') this.d.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
@@ -141,17 +159,19 @@ export class DaemonSetController {
   private async deletePods(key: string, ds: KubeObject, victims: KubeObject[]): Promise<void> {
     if (!victims.length) return;
     this.expectations.expectDeletions(key, victims.map(objectKey));
-    await Promise.all(victims.map(async (pod) => {
+    let failed: unknown;
+    await inBatches(victims, MAX_BATCH, async (pod) => {
       try {
-        await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
+        await this.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
         this.d.recorder.event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
       } catch (e) {
         this.expectations.deletionObserved(key, objectKey(pod));
         if (!isNotFound(e)) {
           this.d.recorder.event(ds, 'Warning', 'FailedDelete', `Error deleting: ${(e as Error).message}`);
-          throw e;
+          failed ??= e;
         }
       }
-    }));
+    });
+    if (failed) throw failed;
   }
 }

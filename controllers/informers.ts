@@ -2,7 +2,8 @@
 // SharedInformerFactory), with a namespace index kept by the first handler so every controller handler
 // already sees it updated. A type only metadata readers ask for (the garbage collector's ConfigMaps and
 // Secrets) is cached as metadata only, as kube's GC uses metadata informers: a tenant's 40 MB of Secrets
-// then costs the manager their names, not their data.
+// then costs the manager their names, not their data. Whole-object informers resync (client-go's periodic
+// re-delivery of the cache to update handlers), so a loop that missed or mishandled an event heals within minutes.
 
 import { createInformer, type Informer } from '../client/informer';
 import type { FetchFn, KubeObject } from '../client/types';
@@ -64,7 +65,19 @@ export interface InformerSource {
   token: string;
   fetch: FetchFn;
   onError?: (resource: string, e: unknown) => void;
+  resyncPeriodMs?: number; // default RESYNC_PERIOD_MS; 0: never
+  random?: () => number; // the resync jitter (tests)
 }
+
+/**
+ * kube-controller-manager resyncs every 12–24 h (--min-resync-period 12h, randomised up to 2×); a simulated cluster
+ * whose controllers may miss an event across a restart should heal in minutes instead: each informer re-delivers its
+ * cache every 5–10 min (client/informer.ts jitters each pass within [period, 2 × period)). A pass is one walk over the
+ * cache in turns of 100 objects spread over up to 30 s, and the handlers mostly just enqueue keys the work queues
+ * dedupe. Metadata-only informers (the garbage collector's) do not resync, as kube's garbage collector registers its
+ * handlers with resync 0.
+ */
+export const RESYNC_PERIOD_MS = 5 * 60_000;
 
 /**
  * The ObjectMeta fields the garbage collector reads, and nothing else: not labels, annotations (kubectl's
@@ -108,6 +121,10 @@ class ApiInformer implements SharedInformer {
       get pageSize() {
         return self.metadataOnly ? METADATA_PAGE_SIZE : undefined;
       },
+      get resyncPeriodMs() {
+        return self.metadataOnly ? 0 : source.resyncPeriodMs ?? RESYNC_PERIOD_MS;
+      },
+      random: source.random,
       onError: (e) => source.onError?.(ref.resource, e),
     });
     this.informer.on('add', (o) => this.cache.set(o));
@@ -164,6 +181,11 @@ export class InformerFactory {
 
   async stop(): Promise<void> {
     await Promise.all([...this.informers.values()].map((i) => i.informer.stop()));
+  }
+
+  /** Resync passes each informer has completed (for status pages and tests). */
+  resyncs(): Record<string, number> {
+    return Object.fromEntries([...this.informers].map(([n, i]) => [n, i.informer.resyncs()]));
   }
 
   /** The newest resourceVersion each informer has seen (for status pages and tests). */

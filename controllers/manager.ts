@@ -63,7 +63,7 @@ export class ControllerManager {
   private sweeper: EventTTLSweeper | undefined;
   private workers: Promise<void>[] = [];
   private stopQueues: (() => void)[] = [];
-  private queues: Record<string, WorkQueue> = {};
+  private queues: Record<string, Pick<WorkQueue, 'stats' | 'shutDown'>> = {};
   private renewTimer: unknown;
   private stopped = false;
   private starting: Promise<void> | undefined;
@@ -223,7 +223,7 @@ export class ControllerManager {
     const proxies = new KubeProxies(Array.from({ length: this.o.simulatedNodes }, (_, i) => nodeName(i + 1)), proxyInformers.for(SERVICES), proxyInformers.for(ENDPOINTSLICES));
     this.informers = informers;
     this.proxyInformers = proxyInformers;
-    const queues: Record<string, WorkQueue> = {
+    const queues: Record<string, Pick<WorkQueue, 'stats' | 'shutDown'>> = {
       ...workloads.queues, replicaset: rs.queue, deployment: deploy.queue, garbage_collector_attempt_to_delete: gc.attemptToDelete,
       garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,

@@ -1,7 +1,17 @@
 // Controllers: the ReplicaSet controller (kubernetes pkg/controller/replicaset/replica_set.go): keeps
 // spec.replicas active pods per ReplicaSet, claiming (adopting/releasing) pods by selector, creating in
 // slow-start batches and deleting the least valuable pods first, with expectations so it never acts on a
-// cache that has not yet seen its own writes; then writes status.
+// cache that has not yet seen its own writes; then writes status. A refused create (quota's 403, or any
+// error) stops the burst at that batch, sets ReplicaFailure and fails the sync, so the key comes back with
+// the work queue's per-key exponential backoff.
+//
+// Bounded per sync, for many tenants on one isolate: kube creates up to burstReplicas (500) per sync in
+// batches as wide as they grow; here a sync creates or deletes at most BURST_REPLICAS (100), at most
+// MAX_BATCH (2) requests at a time, and every request waits for the controller client's token
+// (client-throttle.ts: 20 a second, burst 30, as kube-controller-manager's --kube-api-qps). A 1,500-replica
+// ReplicaSet then holds one worker, has at most 2 requests ahead of anyone else's, and adds at most 20 pods a
+// second to what the scheduler and kubelets must do; its next burst waits until the informer has shown the
+// last one (expectations), while other keys get the other workers.
 
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
@@ -9,6 +19,7 @@ import { ApiError } from '../client/types';
 import { isNotFound, RESOURCES, type Api, type ResourceRef } from './api-client';
 import type { LabelSelectorSpec } from '../core/selectors/label-selector';
 import type { Clock } from './clock';
+import { controllerClient, type ClientRateLimit } from './client-throttle';
 import type { EventRecorder } from './events';
 import { Expectations } from './expectations';
 import type { SharedInformer } from './informers';
@@ -18,8 +29,9 @@ import {
 import { compareForDeletion, isPodActive, isPodAvailable, isPodReady } from './pods';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
-export const BURST_REPLICAS = 500; // burstReplicas
+export const BURST_REPLICAS = 100; // kube's burstReplicas is 500; see the header
 export const SLOW_START_INITIAL_BATCH = 1; // SlowStartInitialBatchSize
+export const MAX_BATCH = 2; // requests a sync has in flight at once
 export const COMPONENT = 'replicaset-controller';
 
 interface RsSpec {
@@ -76,15 +88,20 @@ export function podsToDelete(pods: KubeObject[], count: number): KubeObject[] {
   return [...pods].sort(compareForDeletion).slice(0, count);
 }
 
-/** Batch sizes of slowStartBatch: 1, 2, 4, ... until `count` is reached. */
-export function slowStartBatches(count: number, initial = SLOW_START_INITIAL_BATCH): number[] {
+/** Batch sizes of slowStartBatch: 1, 2, 4, ... (at most `maxBatch`) until `count` is reached. */
+export function slowStartBatches(count: number, initial = SLOW_START_INITIAL_BATCH, maxBatch = Infinity): number[] {
   const out: number[] = [];
   let remaining = count;
-  for (let size = Math.min(remaining, initial); size > 0; size = Math.min(2 * size, remaining)) {
+  for (let size = Math.min(remaining, initial, maxBatch); size > 0; size = Math.min(2 * size, remaining, maxBatch)) {
     out.push(size);
     remaining -= size;
   }
   return out;
+}
+
+/** Runs `fn` over `items`, at most `size` at a time (each batch awaited before the next starts). */
+export async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
 }
 
 /** calculateStatus (replica_set_utils.go) over the pods this ReplicaSet owns and that are active. */
@@ -134,6 +151,8 @@ export function podFromTemplate(rs: KubeObject): KubeObject {
 }
 
 export interface ReplicaSetDeps {
+  // client-go's client-side rate limit of this controller's requests (default kube-controller-manager's 20 qps, burst 30)
+  clientRateLimit?: ClientRateLimit | false;
   api: Api;
   replicaSets: SharedInformer;
   pods: SharedInformer;
@@ -147,7 +166,10 @@ export class ReplicaSetController {
   readonly queue: WorkQueue;
   readonly expectations: Expectations;
 
+  private readonly api: Api;
+
   constructor(private readonly d: ReplicaSetDeps) {
+    this.api = controllerClient(d.api, d.clock, d.clientRateLimit);
     this.k = d.kind ?? REPLICA_SET_KIND;
     this.queue = new WorkQueue(d.clock);
     this.expectations = new Expectations(d.clock);
@@ -227,14 +249,23 @@ export class ReplicaSetController {
     const needsSync = this.expectations.satisfied(key);
     const matches = selectorMatcher(this.k.selector(rs));
     const owned: KubeObject[] = [];
+    let canAdopt: Promise<boolean> | undefined; // RecheckDeletionTimestamp, once per sync (kube's sync.Once)
+    let claims = 0;
     for (const pod of this.d.pods.byNamespace(rs.metadata.namespace ?? '')) {
       if (!isPodActive(pod)) continue;
       const decision = claimDecision(rs, pod, matches(labelsOf(pod)));
-      if (decision === 'keep') owned.push(pod);
-      else if (decision === 'adopt') {
-        if (await this.adopt(rs, pod)) owned.push(pod);
-      } else if (decision === 'release') {
-        await this.d.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', releasePatch(rs.metadata.uid as string, pod))
+      if (decision === 'keep') {
+        owned.push(pod);
+        continue;
+      }
+      if (decision !== 'adopt' && decision !== 'release') continue;
+      // A namespace full of orphans is claimed BURST_REPLICAS at a time: the rest next sync, after other keys'
+      // turns. Nothing is managed on a partial claim (it would count too few pods and create more).
+      if (claims++ >= BURST_REPLICAS) return this.queue.add(key);
+      if (decision === 'adopt') {
+        if (await (canAdopt ??= this.canAdopt(rs)) && await this.adopt(rs, pod)) owned.push(pod);
+      } else {
+        await this.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', releasePatch(rs.metadata.uid as string, pod))
           .catch((e) => { if (!(e instanceof ApiError && (e.code === 404 || e.code === 422))) throw e; });
       }
     }
@@ -252,11 +283,19 @@ export class ReplicaSetController {
   }
 
   // RecheckDeletionTimestamp: adopt only while the live ReplicaSet is the same one and not being deleted.
+  private async canAdopt(rs: KubeObject): Promise<boolean> {
+    try {
+      const fresh = await this.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
+      return fresh.metadata.uid === rs.metadata.uid && !isDeleting(fresh);
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+
   private async adopt(rs: KubeObject, pod: KubeObject): Promise<boolean> {
     try {
-      const fresh = await this.d.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
-      if (fresh.metadata.uid !== rs.metadata.uid || isDeleting(fresh)) return false;
-      await this.d.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', adoptPatch(rs, pod));
+      await this.api.patch(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, 'strategic', adoptPatch(rs, pod));
       return true;
     } catch (e) {
       if (e instanceof ApiError && (e.code === 404 || e.code === 422)) return false;
@@ -269,8 +308,8 @@ export class ReplicaSetController {
     if (diff > 0) {
       this.expectations.expectCreations(key, diff);
       let created = 0;
-      for (const size of slowStartBatches(diff)) {
-        const results = await Promise.allSettled(Array.from({ length: size }, () => this.d.api.create(RESOURCES.pods, rs.metadata.namespace!, podFromTemplate(rs))));
+      for (const size of slowStartBatches(diff, SLOW_START_INITIAL_BATCH, MAX_BATCH)) {
+        const results = await Promise.allSettled(Array.from({ length: size }, () => this.api.create(RESOURCES.pods, rs.metadata.namespace!, podFromTemplate(rs))));
         let failed: unknown;
         for (const r of results) {
           if (r.status === 'fulfilled') {
@@ -293,9 +332,9 @@ export class ReplicaSetController {
       const victims = podsToDelete(pods, -diff);
       this.expectations.expectDeletions(key, victims.map(objectKey));
       let failure: { reason: string; message: string } | undefined;
-      await Promise.all(victims.map(async (pod) => {
+      await inBatches(victims, MAX_BATCH, async (pod) => {
         try {
-          await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
+          await this.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!);
           this.d.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
         } catch (e) {
           this.expectations.deletionObserved(key, objectKey(pod));
@@ -303,7 +342,7 @@ export class ReplicaSetController {
           this.d.recorder.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${(e as Error).message}`);
           failure ??= { reason: 'FailedDelete', message: (e as Error).message };
         }
-      }));
+      });
       return failure;
     }
     return undefined;
@@ -312,12 +351,12 @@ export class ReplicaSetController {
   private async updateStatus(rs: KubeObject, status: RsStatus): Promise<void> {
     if (JSON.stringify(rs.status ?? {}) === JSON.stringify(status)) return;
     try {
-      await this.d.api.update(this.k.ref, { ...rs, status }, 'status');
+      await this.api.update(this.k.ref, { ...rs, status }, 'status');
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 409)) throw e;
       // One retry on a fresh copy (updateReplicaSetStatus).
-      const fresh = await this.d.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
-      await this.d.api.update(this.k.ref, { ...fresh, status }, 'status');
+      const fresh = await this.api.get(this.k.ref, rs.metadata.namespace!, rs.metadata.name!);
+      await this.api.update(this.k.ref, { ...fresh, status }, 'status');
     }
   }
 }

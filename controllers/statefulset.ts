@@ -3,23 +3,28 @@
 // statefulset-plan.ts decides, and writes status. Like kube's it keeps no expectations: pod names are
 // stable, so a create the informer has not shown yet answers AlreadyExists and a repeated delete 404.
 // volumeClaimTemplates: persistentvolumeclaims are not served, so no claims are made (and no claim volumes
-// are added to the pods).
+// are added to the pods). Parallel creates at most MAX_STATEFUL_CREATES_PER_SYNC a sync (statefulset-plan.ts), in
+// slow-start batches.
 
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
 import { isAlreadyExists, isNotFound, RESOURCES, type Api } from './api-client';
 import type { Clock } from './clock';
+import { controllerClient, type ClientRateLimit } from './client-throttle';
 import { ensureUpdateRevision, truncateHistory } from './controller-history';
 import type { EventRecorder } from './events';
 import type { SharedInformer } from './informers';
 import { adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, selectorMatcher } from './owner-refs';
 import { planStatefulSet, podForOrdinal, revisionForOrdinal, revisionOfPod, stsSpec, stsStatusOf, type StsStatus } from './statefulset-plan';
+import { BURST_REPLICAS, MAX_BATCH, SLOW_START_INITIAL_BATCH, slowStartBatches } from './replicaset';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
 export const COMPONENT = 'statefulset-controller';
 
 export interface StatefulSetDeps {
+  // client-go's client-side rate limit of this controller's requests (default kube-controller-manager's 20 qps, burst 30)
+  clientRateLimit?: ClientRateLimit | false;
   api: Api;
   sets: SharedInformer;
   pods: SharedInformer;
@@ -31,7 +36,10 @@ export interface StatefulSetDeps {
 export class StatefulSetController {
   readonly queue: WorkQueue;
 
+  private readonly api: Api;
+
   constructor(private readonly d: StatefulSetDeps) {
+    this.api = controllerClient(d.api, d.clock, d.clientRateLimit);
     this.queue = new WorkQueue(d.clock);
     const enqueueSet = (s: KubeObject) => this.queue.add(objectKey(s));
     d.sets.addHandlers({ add: enqueueSet, update: enqueueSet, delete: enqueueSet });
@@ -58,53 +66,80 @@ export class StatefulSetController {
     if (!set || isDeleting(set)) return;
     const matches = selectorMatcher(stsSpec(set).selector);
     const pods: KubeObject[] = [];
+    let claims = 0;
     for (const p of this.d.pods.byNamespace(set.metadata.namespace ?? '')) {
       const decision = claimDecision(set, p, matches(labelsOf(p)));
       if (decision === 'keep') pods.push(p);
       else if (decision === 'adopt') {
+        // Orphans are adopted BURST_REPLICAS per sync (the rest next time, after other keys' turns); nothing
+        // is managed on a partial claim.
+        if (claims++ >= BURST_REPLICAS) return this.queue.add(key);
         try {
-          pods.push(await this.d.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(set, p)));
+          pods.push(await this.api.patch(RESOURCES.pods, p.metadata.namespace!, p.metadata.name!, 'strategic', adoptPatch(set, p)));
         } catch (e) {
           if (!(e instanceof ApiError && (e.code === 404 || e.code === 422))) throw e;
         }
       }
     }
     const prior = (set.status as StsStatus | undefined) ?? { replicas: 0, availableReplicas: 0 };
-    const { update, revisions } = await ensureUpdateRevision(this.d.api, set, this.owned(set, this.d.revisions), prior.collisionCount ?? 0);
+    const { update, revisions } = await ensureUpdateRevision(this.api, set, this.owned(set, this.d.revisions), prior.collisionCount ?? 0);
     const current = revisions.find((r) => r.metadata.name === prior.currentRevision) ?? update;
 
     const plan = planStatefulSet(set, pods, update.metadata.name!);
-    for (const ord of plan.create) {
-      const pod = podForOrdinal(set, revisionForOrdinal(set, ord) === 'current' ? current : update, ord);
-      try {
-        const created = await this.d.api.create(RESOURCES.pods, set.metadata.namespace!, pod);
-        pods.push(created);
-        this.d.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
-      } catch (e) {
-        if (isAlreadyExists(e)) continue;
-        this.d.recorder.event(set, 'Warning', 'FailedCreate', `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(e as Error).message}`);
-        throw e;
+    const deleted = new Set<unknown>();
+    // updateStatefulSet: a refused create or delete still lets the status be written, then fails the sync.
+    let manageError: unknown;
+    try {
+      await this.createPods(set, plan.create, pods, current, update);
+      for (const pod of plan.delete) {
+        try {
+          await this.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, { preconditions: { uid: pod.metadata.uid as string } });
+          this.d.recorder.event(set, 'Normal', 'SuccessfulDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
+        } catch (e) {
+          if (!isNotFound(e) && !(e instanceof ApiError && e.code === 409)) {
+            this.d.recorder.event(set, 'Warning', 'FailedDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(e as Error).message}`);
+            throw e;
+          }
+        }
+        deleted.add(pod.metadata.uid);
       }
+    } catch (e) {
+      manageError = e;
     }
-    for (const pod of plan.delete) {
-      try {
-        await this.d.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, { preconditions: { uid: pod.metadata.uid as string } });
-        this.d.recorder.event(set, 'Normal', 'SuccessfulDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
-      } catch (e) {
-        if (isNotFound(e) || (e instanceof ApiError && e.code === 409)) continue;
-        this.d.recorder.event(set, 'Warning', 'FailedDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(e as Error).message}`);
-        throw e;
-      }
-    }
-    const deleted = new Set(plan.delete.map((p) => p.metadata.uid));
     const remaining = pods.filter((p) => !deleted.has(p.metadata.uid));
     const status = stsStatusOf(set, remaining, current.metadata.name!, update.metadata.name!, this.d.clock.now());
     if (JSON.stringify(set.status ?? {}) !== JSON.stringify(status)) {
-      await this.d.api.update(RESOURCES.statefulsets, { ...set, status: status as unknown as Record<string, unknown> }, 'status');
+      await this.api.update(RESOURCES.statefulsets, { ...set, status: status as unknown as Record<string, unknown> }, 'status');
     }
     const live = new Set([status.currentRevision!, status.updateRevision!, ...remaining.map(revisionOfPod)]);
-    await truncateHistory(this.d.api, set, revisions, live);
+    await truncateHistory(this.api, set, revisions, live);
+    if (manageError) throw manageError;
     const minReady = stsSpec(set).minReadySeconds ?? 0;
     if (minReady > 0 && (status.readyReplicas ?? 0) !== status.availableReplicas) this.queue.addAfter(key, minReady * 1000);
+  }
+
+  /**
+   * Parallel creates in slow-start batches like kube's, at most MAX_BATCH at a time, stopping at the first
+   * refusal (quota's 403 or any error), which fails the sync so the key backs off; OrderedReady plans one.
+   */
+  private async createPods(set: KubeObject, ordinals: number[], pods: KubeObject[], current: KubeObject, update: KubeObject): Promise<void> {
+    let next = 0;
+    for (const size of slowStartBatches(ordinals.length, SLOW_START_INITIAL_BATCH, MAX_BATCH)) {
+      const batch = ordinals.slice(next, next + size).map((ord) => podForOrdinal(set, revisionForOrdinal(set, ord) === 'current' ? current : update, ord));
+      next += size;
+      const results = await Promise.allSettled(batch.map((pod) => this.api.create(RESOURCES.pods, set.metadata.namespace!, pod)));
+      let failed: unknown;
+      results.forEach((r, i) => {
+        const pod = batch[i]!;
+        if (r.status === 'fulfilled') {
+          pods.push(r.value);
+          this.d.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
+        } else if (!isAlreadyExists(r.reason)) {
+          failed ??= r.reason;
+          this.d.recorder.event(set, 'Warning', 'FailedCreate', `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(r.reason as Error).message}`);
+        }
+      });
+      if (failed) throw failed;
+    }
   }
 }

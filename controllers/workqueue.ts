@@ -12,6 +12,7 @@
 // whatever its bug. Counters for all of it are in stats().
 
 import { sleepOn, type Clock } from './clock';
+import { FairFifo, namespaceOf } from './fair-fifo';
 
 export interface RateLimiterOptions {
   baseDelayMs: number;
@@ -177,8 +178,7 @@ export interface QueueStats {
 }
 
 export class WorkQueue {
-  private queue: string[] = [];
-  private head = 0;
+  private readonly ready = new FairFifo<string>(); // namespaces take turns (fair-fifo.ts)
   private readonly dirty = new Set<string>();
   private readonly processing = new Map<string, number>(); // key → handed out at
   private readonly waiting = new Map<string, { at: number; handle: unknown; hot: boolean }>();
@@ -231,7 +231,7 @@ export class WorkQueue {
 
   /** The next key to work on; undefined once shut down. Callers must call done(key) afterwards. */
   get(): Promise<string | undefined> {
-    if (this.head < this.queue.length) return Promise.resolve(this.take());
+    if (this.ready.size) return Promise.resolve(this.take());
     if (this.shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve) => this.getters.push(resolve));
   }
@@ -271,7 +271,7 @@ export class WorkQueue {
   }
 
   len(): number {
-    return this.queue.length - this.head;
+    return this.ready.size;
   }
 
   stats(): QueueStats {
@@ -314,15 +314,11 @@ export class WorkQueue {
       getter(key);
       return;
     }
-    this.queue.push(key);
+    this.ready.push(namespaceOf(key), key);
   }
 
   private take(): string {
-    const key = this.queue[this.head++]!;
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
+    const key = this.ready.shift()!;
     this.handOut(key);
     return key;
   }

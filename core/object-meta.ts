@@ -104,7 +104,8 @@ export function validateObject(type: ResourceType, obj: KubeObject, old?: KubeOb
   if (m.finalizers !== undefined && !Array.isArray(m.finalizers)) {
     causes.push(invalidValue('metadata.finalizers', m.finalizers, 'must be a list'));
   }
-  if (typed) causes.push(...validateTyped(type.kind, obj, old));
+  // By kind, for built-ins only: a custom resource may share a built-in kind's name (Knative's Service).
+  if (typed && !type.custom) causes.push(...validateTyped(type.kind, obj, old));
   else if (old && !type.custom) causes.push(...validateTypedStatus(type.group, type.kind, obj, old));
   if (causes.length) throw new StatusError(invalid(type.group, type.kind, m.name ?? m.generateName ?? '', causes));
 }

@@ -245,6 +245,37 @@ function keepsText(num: string, denom: string, base: 2 | 10, exponent: number, f
   return scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
 }
 
+/**
+ * The int64Amount ParseQuantity keeps when its fast path applies ({value, scale}: value × 10^scale), or
+ * undefined when Go falls back to an inf.Dec. CEL's quantity library answers isInteger()/asInteger() from
+ * this form (Quantity.AsInt64: a Dec, or a negative scale, is never an integer there).
+ */
+export function int64Amount(text: string): { value: bigint; scale: number } | undefined {
+  if (text === '0') return { value: 0n, scale: 0 };
+  const { positive, num, denom, suffix: suf } = split(text);
+  const suffix = interpretSuffix(suf);
+  if (!suffix) return undefined;
+  const shifted = num + denom;
+  let precision: number;
+  let scale: number;
+  let bits = 0;
+  if (suffix.format === 'BinarySI') {
+    if (denom.length > 0) return undefined;
+    scale = 0;
+    bits = suffix.exponent;
+    precision = 15 - num.length - Math.trunc((suffix.exponent * 3) / 10) - 1;
+  } else {
+    scale = suffix.exponent;
+    precision = MAX_PRECISION - shifted.length;
+  }
+  if (precision < 0) return undefined;
+  scale -= denom.length;
+  if (scale < NANO) return undefined;
+  const v = BigInt(shifted) << BigInt(bits);
+  if (v > MAX_INT64) return undefined;
+  return { value: positive ? v : -v, scale };
+}
+
 // Compares unscaled × 10^exp10 with a small integer (exp10 is bounded here: BinarySI parsing only).
 function compareScaled(unscaled: bigint, exp10: number, n: bigint): number {
   const left = exp10 >= 0 ? unscaled * 10n ** BigInt(exp10) : unscaled;

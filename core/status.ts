@@ -184,6 +184,15 @@ export function unknownError(code: number, message: string): Status {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code } as Status;
 }
 
+/**
+ * Any error as the Status a client gets: a StatusError's own; anything else is a bug, 500 InternalError with the
+ * error's message (never its "Error: " prefix), as apiserver's InternalError wraps err.Error().
+ */
+export function statusOf(e: unknown): Status {
+  if (e instanceof StatusError) return e.status;
+  return internalError(e instanceof Error ? e.message : String(e));
+}
+
 /** 503, as apimachinery's NewServiceUnavailable: the server cannot serve yet (e.g. a required secret is unset). */
 export function serviceUnavailable(message: string): Status {
   return failure(503, 'ServiceUnavailable', message);

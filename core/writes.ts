@@ -195,7 +195,8 @@ export function createObject(store: WriteStore, env: WriteEnv, namespace: string
   if (generated) m.name = m.generateName!.slice(0, GENERATE_NAME_MAX_BASE) + env.randomSuffix();
   validateObject(type, obj);
   fillCreateMeta(env, obj);
-  applyDefaults(obj);
+  // Built-in kinds' defaulting goes by kind: a custom resource may share the name (Knative's Service).
+  if (!type.custom) applyDefaults(obj);
   if (isCorePod(type)) addDefaultTolerations(obj, env.defaultTolerationSeconds);
   if (track) recordWrite(env, undefined, obj, '');
   if (isCoreService(type)) allocateServiceCreate(obj, serviceAllocations(store), seededRandom(env.newUid()));
@@ -258,7 +259,7 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
   if (subresource !== 'status') {
     // Defaults first, as decoding does, so an update that omits a defaulted field changes nothing.
     keepAllocatedValues(type, current, next);
-    applyDefaults(next);
+    if (!type.custom) applyDefaults(next);
   }
   // Subresources that replace one part of the object (pods/ephemeralcontainers, csr approval): core/subresource-strategies.ts.
   const strategy = subresourceStrategy(type, subresource);

@@ -1,6 +1,7 @@
-// Front door's policy point: a Durable Object (sharded by user) that follows the four RBAC stores by
-// subscription, as a replica does, and answers authorization (cached until RBAC changes), rule listings,
-// escalation checks and each user's rate limit in one call per request.
+// Front door's policy point: a Durable Object (sharded by user) that follows the four RBAC stores — a store
+// follower each (core/follow/store-follower.ts), subscribed as a replica is — and answers authorization
+// (cached until RBAC changes), rule listings, escalation checks and each user's rate limit in one call per
+// request. This file is its RPC surface (contract/rpc.ts AuthorizerRpc) and that wiring.
 
 import { DurableObject } from 'cloudflare:workers';
 import { lookupGroupResource } from '../core/registry';
@@ -10,33 +11,12 @@ import { parseRoleRef } from '../core/rbac/stored';
 import type { EscalationGrant } from '../core/rbac/escalation';
 import { DecisionCache } from '../core/rbac/decision-cache';
 import { TokenBuckets } from '../core/rate-limit';
-import type { ChangeRow } from './watch-cache';
-import type { ResourceStore } from './resource-store';
+import type { ChangeRow } from '../core/follow/change-log';
+import { StoreFollower, type FollowerSink } from '../core/follow/store-follower';
 import { requireSettings, type Settings } from '../core/settings';
-
-export interface AuthorizerEnv {
-  STORE: DurableObjectNamespace<ResourceStore>;
-}
-
-export type Admission =
-  | { allowed: true; reason: string } // reason: why (RBAC's "allowed by ..."), for the audit log
-  | { allowed: false; throttled: true; retryAfterSeconds: number }
-  | { allowed: false; throttled: false; reason: string; decisionReason: string; impersonation?: number };
-// reason: the full kube 403 reason text; decisionReason: the authorizer's own reason (the audit log's); impersonation:
-// the index of the impersonation request that was refused, when that is what was refused.
-
-/** Who asks to act as the user `admit` decides for, and the `impersonate` checks that must all pass first. */
-export interface Impersonation {
-  requester: UserInfo;
-  checks: RequestAttributes[];
-}
-
-export interface AuthorizerStats {
-  malformedObjects: number;
-  decisionCacheEntries: number;
-  decisionCacheBytes: number;
-  rateLimitBuckets: number;
-}
+import type { Bindings } from '../contract/bindings';
+import type { Admission, AuthorizerRpc, AuthorizerStats, Impersonation } from '../contract/rpc';
+import { followedStore } from '../contract/store-source';
 
 const RBAC_STORES = {
   'rbac.authorization.k8s.io/roles': 'Role',
@@ -46,12 +26,10 @@ const RBAC_STORES = {
 } as const satisfies Record<string, RbacKind>;
 type RbacStore = keyof typeof RBAC_STORES;
 
-export class Authorizer extends DurableObject<AuthorizerEnv> {
+
+export class Authorizer extends DurableObject<Bindings> implements AuthorizerRpc {
   private readonly policy = new RbacPolicy();
-  private readonly revisions = new Map<RbacStore, number>();
-  private loading: Promise<void> | undefined;
-  private loaded = false;
-  private name = '';
+  private followers: Map<string, StoreFollower> | undefined; // per RBAC store, once this shard knows its name
   private readonly settings: Settings = requireSettings(this.env);
   private readonly decisions = new DecisionCache(this.settings.authzDecisionCacheBytes); // bounded in bytes
   private readonly buckets = new TokenBuckets();
@@ -109,7 +87,7 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
   }
 
   private async decide(name: string, user: UserInfo, attrs: RequestAttributes): Promise<Decision> {
-    await this.ensureLoaded(name);
+    await this.follow(name);
     const generation = this.policy.generation;
     const cached = this.decisions.get(generation, user, attrs);
     if (cached !== undefined) return cached === false ? { allowed: false, reason: '' } : { allowed: true, reason: '', allowedBy: cached };
@@ -121,7 +99,7 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
 
   /** The user's rules in a namespace, for SelfSubjectRulesReview (kubectl auth can-i --list). */
   async rules(name: string, user: UserInfo, namespace: string): Promise<PolicyRule[]> {
-    await this.ensureLoaded(name);
+    await this.follow(name);
     return this.policy.rulesFor(user, namespace);
   }
 
@@ -134,7 +112,7 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
       user: { username: user.username, groups: user.groups }, privileged: isPrivileged(user), namespace, ownerRules: [], resolutionErrors: [],
     };
     if (grant.privileged) return grant;
-    await this.ensureLoaded(name);
+    await this.follow(name);
     const resolved = this.policy.resolve(user, namespace, 'registry');
     // The same role bound twice gives the same rules twice: send each once.
     const seen = new Set<string>();
@@ -148,9 +126,8 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
     return grant;
   }
 
-  /** Counters for /metrics. */
   async stats(name: string): Promise<AuthorizerStats> {
-    await this.ensureLoaded(name);
+    await this.follow(name);
     return {
       malformedObjects: this.policy.malformed,
       decisionCacheEntries: this.decisions.size,
@@ -159,86 +136,54 @@ export class Authorizer extends DurableObject<AuthorizerEnv> {
     };
   }
 
-  /** Read-your-writes for RBAC: returns once this shard has applied `revision` of `groupResource`. */
   async catchUp(name: string, groupResource: string, revision: number): Promise<void> {
-    await this.ensureLoaded(name);
-    const gr = groupResource as RbacStore;
-    if ((this.revisions.get(gr) ?? 0) < revision) await this.pull(gr);
+    await this.follow(name);
+    await this.followers!.get(groupResource)?.catchUp(revision);
   }
 
-  /** A push from an RBAC store (see Replication). */
-  async receive(groupResource: string, name: string, changes: ChangeRow[], head: number): Promise<void> {
-    this.name ||= name;
-    const gr = groupResource as RbacStore;
-    if (!this.loaded || !(gr in RBAC_STORES)) return;
-    this.apply(gr, changes);
-    if ((this.revisions.get(gr) ?? 0) < head) await this.pull(gr);
+  /** A push from an RBAC store (see Replication); ignored until this shard follows. */
+  async receive(groupResource: string, _name: string, changes: ChangeRow[], head: number, compacted: number): Promise<void> {
+    await this.followers?.get(groupResource)?.receive(changes, head, compacted);
   }
 
-  private ensureLoaded(name: string): Promise<void> {
-    this.name ||= name;
-    if (this.loaded) return Promise.resolve();
-    this.loading ??= this.load().then(() => {
-      this.loaded = true;
-    }).finally(() => {
-      this.loading = undefined;
-    });
-    return this.loading;
-  }
-
-  private async load(): Promise<void> {
-    await Promise.all((Object.keys(RBAC_STORES) as RbacStore[]).map(async (gr) => {
-      const reply = await this.store(gr).subscribe(gr, this.name, 0);
-      // Subscribing from 0 replays the whole log, or says it was compacted: then list and go on.
-      if (reply.changes) {
-        this.revisions.set(gr, 0);
-        this.apply(gr, reply.changes);
-      } else {
-        await this.list(gr);
-      }
-      if ((this.revisions.get(gr) ?? 0) < reply.revision) await this.pull(gr);
+  /** Follows the four RBAC stores, subscribed under this shard's name; resolves once each is caught up. */
+  private async follow(name: string): Promise<void> {
+    this.followers ??= new Map((Object.keys(RBAC_STORES) as RbacStore[]).map((gr) => {
+      if (!lookupGroupResource(gr)) throw new Error(`unknown RBAC store ${gr}`);
+      return [gr, new StoreFollower(followedStore(this.env, gr, name), policySink(this.policy, RBAC_STORES[gr]))];
     }));
+    await Promise.all([...this.followers.values()].map((f) => f.start()));
   }
+}
 
-  private async list(gr: RbacStore): Promise<void> {
-    const res = await this.store(gr).list(gr, { namespace: '', query: '', format: { as: 'List' } });
-    const list = (await res.json()) as { metadata: { resourceVersion: string }; items: unknown[] };
-    for (const item of list.items) {
-      const meta = (item as { metadata?: { name?: unknown; namespace?: unknown } })?.metadata;
-      const name = typeof meta?.name === 'string' ? meta.name : '';
-      const namespace = typeof meta?.namespace === 'string' ? meta.namespace : '';
-      this.policy.set(RBAC_STORES[gr], item, { namespace, name });
-    }
-    this.revisions.set(gr, Number(list.metadata.resourceVersion));
-  }
-
-  private async pull(gr: RbacStore): Promise<void> {
-    for (;;) {
-      const rows = await this.store(gr).changesSince(gr, this.revisions.get(gr) ?? 0);
-      if (!rows) return this.list(gr);
-      if (rows.length === 0) return;
-      this.apply(gr, rows);
-    }
-  }
-
-  private apply(gr: RbacStore, rows: ChangeRow[]): void {
-    const kind = RBAC_STORES[gr];
-    for (const row of rows) {
-      const at = this.revisions.get(gr) ?? 0;
-      if (row.revision <= at) continue;
-      if (row.revision !== at + 1) return; // a gap: the caller pulls
-      // Identified by the store key (namespace/name), not by the object, which may be malformed.
-      const slash = kind === 'Role' || kind === 'RoleBinding' ? row.key.indexOf('/') : -1;
-      const key = slash >= 0 ? { namespace: row.key.slice(0, slash), name: row.key.slice(slash + 1) } : { name: row.key };
-      this.policy.set(kind, row.type === 'DELETED' ? undefined : parseJson(row.value), key);
-      this.revisions.set(gr, row.revision);
-    }
-  }
-
-  private store(gr: RbacStore) {
-    if (!lookupGroupResource(gr)) throw new Error(`unknown RBAC store ${gr}`);
-    return this.env.STORE.get(this.env.STORE.idFromName(gr));
-  }
+/**
+ * One RBAC store's objects in the policy, identified by store key (namespace/name), not by the object, which
+ * may be malformed. A new snapshot (after a compaction) also removes what is no longer there.
+ */
+function policySink(policy: RbacPolicy, kind: RbacKind): FollowerSink {
+  let keys = new Set<string>();
+  const namespaced = kind === 'Role' || kind === 'RoleBinding';
+  const keyOf = (key: string) => {
+    const slash = namespaced ? key.indexOf('/') : -1;
+    return slash >= 0 ? { namespace: key.slice(0, slash), name: key.slice(slash + 1) } : { name: key };
+  };
+  return {
+    load: (snapshot) => {
+      const listed = new Set<string>();
+      for (const item of snapshot.items) {
+        policy.set(kind, item.object, keyOf(item.key));
+        listed.add(item.key);
+      }
+      for (const key of keys) if (!listed.has(key)) policy.set(kind, undefined, keyOf(key));
+      keys = listed;
+    },
+    apply: (row) => {
+      const deleted = row.type === 'DELETED';
+      policy.set(kind, deleted ? undefined : parseJson(row.value), keyOf(row.key));
+      if (deleted) keys.delete(row.key);
+      else keys.add(row.key);
+    },
+  };
 }
 
 /** A stored value, or a marker the policy counts as malformed when it is not JSON. */

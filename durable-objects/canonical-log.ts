@@ -3,7 +3,7 @@
 // transactionSync covers them.
 
 import { SCHEMA, type MetaKey } from './schema';
-import type { ChangeRow } from './watch-cache';
+import type { ChangeRow } from '../core/follow/change-log';
 
 // A batch read from the log stops past this many bytes of JSON (at least one row is returned): batches cross
 // RPC, whose values are limited to 32 MiB, and a thousand 1 MiB objects would not fit.

@@ -4,12 +4,10 @@
 // type's store to fence it at M and empty it in one call. A create committing after the fence with r < M
 // was admitted against the incarnation being deleted (or an older one) and is refused inside the write's
 // own transaction; one committing before the fence is deleted with the rest. A namespace created again
-// later has r > M, so it is not fenced. One row per namespace name ever deleted.
+// later has r > M, so it is not fenced. One row per namespace name ever deleted (table: schema.ts).
 
 export class NamespaceFence {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec('CREATE TABLE IF NOT EXISTS namespace_fences (name TEXT PRIMARY KEY, revision INTEGER NOT NULL)');
-  }
+  constructor(private readonly sql: SqlStorage) {}
 
   /** From now on, creates in `namespace` admitted at a namespace revision below `revision` are refused. */
   raise(namespace: string, revision: number): void {

@@ -8,9 +8,6 @@ import type { Sink } from '../core/watch/hub';
 import { EVENTS_V1, frameToEventsV1 } from '../core/events-view';
 import { frameToHpaV1, HPA_V1, HPA_V2 } from '../core/autoscaling/hpa-v1';
 
-// The header a forwarded watch names the requested apiVersion in, when it is not the storage version's.
-export const API_VERSION_HEADER = 'x-edgeplane-api-version';
-
 export function convertingSink(sink: Sink, from: string, to: string): Sink {
   // events.k8s.io/v1 over the core/v1 events store renames fields too (core/events-view.ts).
   if (to === EVENTS_V1 && from === 'v1') return mapped(sink, frameToEventsV1);

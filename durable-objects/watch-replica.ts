@@ -1,83 +1,53 @@
-// Replicas: a watch-cache replica Durable Object near its clients, one per resource type and placement.
-// It holds its own state and event window, fed by exactly one subscription to the canonical store (a
-// list at revision R, then every change after R, pushed in order and pulled on any gap), and serves
-// watches and RV "0"/NotOlderThan lists, so watcher count never becomes load on the store.
+// Replicas: a watch-cache replica Durable Object near its clients, one per resource type and placement. It
+// holds its own state and event window, fed by exactly one subscription to the canonical store — a store
+// follower (core/follow/store-follower.ts): a list at revision R, then every change after R, pushed in order
+// and pulled on any gap — and serves watches and RV "0"/NotOlderThan lists, so watcher count never becomes
+// load on the store. This file is its RPC surface (contract/rpc.ts ReplicaRpc) and that wiring.
 
 import { DurableObject } from 'cloudflare:workers';
-import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
-import { CRD_REVISION_HEADER, knowType, type CrdEnv } from './crd-source';
-import { internalError, StatusError, statusResponse } from '../core/status';
-import { parseListOptions, parseSelectors } from '../core/list/options';
-import { planList } from '../core/list/plan';
-import { readPage } from '../core/list/query';
-import { namespacePrefix } from '../core/object-key';
-import { formatRevision } from '../core/revision';
-import { renderList } from '../core/list/render';
-import { WatchCache, type CacheStats, type ChangeRow } from './watch-cache';
+import type { ResourceType } from '../core/registry';
+import { serveList } from '../core/list/serve-list';
+import type { ChangeRow } from '../core/follow/change-log';
+import { StoreFollower } from '../core/follow/store-follower';
 import { requireSettings, type Settings } from '../core/settings';
-import { WATCH_HEADERS } from '../core/watch/headers';
-import type { ListRequest, ResourceStore } from './resource-store';
+import type { Bindings } from '../contract/bindings';
+import type { ListRequest, ReplicaRpc, ReplicaStats } from '../contract/rpc';
+import { CRD_REVISION_HEADER, WATCH_HEADERS } from '../contract/headers';
+import { storeStub } from '../contract/names';
+import { followedStore } from '../contract/store-source';
+import { WatchCache } from './watch-cache';
+import { REPLICA_SCHEMA, type ReplicaMetaKey } from './schema';
+import { crdRevisionOf, ServedType } from './served-type';
 
-export interface ReplicaBindings {
-  STORE: DurableObjectNamespace<ResourceStore>;
-}
-
-export interface ReplicaStats extends CacheStats {
-  name: string;
-  storeRevision: number;
-  lag: number;
-  eventsReceived: number;
-  pushesReceived: number;
-  resyncs: number;
-}
-
-const SNAPSHOT_PAGE = 500;
 // A replica with no watchers for this long drops its subscription and its memory, so it can be evicted.
 const IDLE_UNSUBSCRIBE_MS = 30_000;
+const NO_CACHE_STATS = { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, socketStalls: 0, quotaRefused: 0, revision: 0, objects: 0, windowEvents: 0 };
 
-export class WatchReplica extends DurableObject<ReplicaBindings> {
+export class WatchReplica extends DurableObject<Bindings> implements ReplicaRpc {
   private name = '';
-  private type: ResourceType | undefined;
-  private cache: WatchCache | undefined;
-  private syncing: Promise<WatchCache> | undefined;
-  private pulling: Promise<void> | undefined;
-  private storeRevision = 0;
-  private storeCompacted = 0;
-  private eventsReceived = 0;
-  private pushesReceived = 0;
-  private resyncs = 0;
-  private paused = false; // test hook: hold pushes to simulate a lagging replica
-  private held: ChangeRow[] = [];
-
+  private cache: WatchCache | undefined; // while following
+  private follower: StoreFollower | undefined; // once the type is known
+  private readonly served: ServedType;
   private readonly settings: Settings;
 
-  constructor(ctx: DurableObjectState, env: ReplicaBindings) {
+  constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
     this.settings = requireSettings(env);
-    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)');
-    const meta = Object.fromEntries(ctx.storage.sql.exec<{ name: string; value: string | number }>('SELECT name, value FROM meta').toArray().map((r) => [r.name, r.value]));
-    // Woken with watchers still connected (after hibernation): sync again, then replay to them what
+    this.served = new ServedType(env, { first: (type, gr) => this.identify(type, gr), retype: (type) => this.cache?.retype(type) });
+    ctx.storage.sql.exec(REPLICA_SCHEMA);
+    const meta = Object.fromEntries(ctx.storage.sql.exec<{ name: ReplicaMetaKey; value: string | number }>('SELECT name, value FROM meta').toArray().map((r) => [r.name, r.value]));
+    // Woken with watchers still connected (after hibernation): follow again, then replay to them what
     // they missed since the revision this replica had reached.
     if (meta.name && ctx.getWebSockets().length > 0) {
-      ctx.waitUntil((async () => {
-        await knowType(env as CrdEnv, String(meta.type)); // a custom type's definition first
-        this.identify(String(meta.name), String(meta.type));
-        await this.sync(Number(meta.revision ?? 0));
-      })().catch((e) => console.error('replica resync failed', e)));
+      ctx.waitUntil(this.restore(String(meta.name), String(meta.type), Number(meta.revision ?? 0)).catch((e) => console.error('replica resync failed', e)));
     }
   }
 
   /** Watches: the Worker picked this replica for the client's location. */
   override async fetch(request: Request): Promise<Response> {
-    try {
-      const crdRevision = request.headers.get(CRD_REVISION_HEADER);
-      await knowType(this.env as CrdEnv, request.headers.get(WATCH_HEADERS.type) ?? '', crdRevision ? Number(crdRevision) : undefined);
-      this.identify(request.headers.get(WATCH_HEADERS.replica) ?? '', request.headers.get(WATCH_HEADERS.type) ?? '');
-      const cache = await this.sync();
-      return cache.watch(request);
-    } catch (e) {
-      return errorResponse(e);
-    }
+    const h = request.headers;
+    this.name ||= h.get(WATCH_HEADERS.replica) ?? '';
+    return this.served.response(h.get(WATCH_HEADERS.type) ?? '', crdRevisionOf(h.get(CRD_REVISION_HEADER)), async () => (await this.ready()).server.watch(request));
   }
 
   /**
@@ -86,243 +56,121 @@ export class WatchReplica extends DurableObject<ReplicaBindings> {
    * Exact and continued reads go to the store.
    */
   async list(groupResource: string, name: string, req: ListRequest): Promise<Response> {
-    try {
-      await knowType(this.env as CrdEnv, groupResource, req.crdRevision);
-      this.identify(name, groupResource);
-      const type = this.type!;
-      const cache = await this.sync();
-      const opts = parseListOptions(new URLSearchParams(req.query), false);
-      const selectors = parseSelectors(opts, type);
-      const plan = planList(opts, this.storeCompacted);
-      if (plan.revision !== 'latest') throw new Error('replicas serve only lists of the latest state');
-      if (opts.resourceVersion === '') {
-        // Consistent: everything written before this request, which the store's revision bounds.
-        const head = await this.store().currentRevision(groupResource);
-        if (!(await cache.reached(head))) return this.store().list(groupResource, req);
-      }
-      // Never an older state as if it were newer: wait (bounded) until this replica has reached it.
-      await cache.waitFor(plan.minRevision);
-      const prefix = namespacePrefix(req.namespace);
-      const page = readPage(cache.state.range(prefix, plan.start), {
-        selectors, hasSelectors: opts.labelSelector !== '' || opts.fieldSelector !== '', limit: plan.limit, revision: cache.revision,
-      }, (after) => cache.state.countFrom(prefix, after));
-      return new Response(renderList(type, page, formatRevision(cache.revision), req.format, Date.now(), cache.onRenderError), {
-        headers: { 'content-type': 'application/json' },
-      });
-    } catch (e) {
-      return errorResponse(e);
-    }
+    this.name ||= name;
+    return this.served.response(groupResource, req.crdRevision, async () => {
+      const cache = await this.ready();
+      const store = storeStub(this.env, groupResource);
+      const body = await serveList(cache.listSource({ consistentRevision: () => store.currentRevision(groupResource) }), req, Date.now());
+      if (body === undefined) return store.list(groupResource, req); // not fresh enough for a consistent read
+      return new Response(body, { headers: { 'content-type': 'application/json' } });
+    });
   }
 
-  /**
-   * A push from the store: the changes of one write, the store's newest revision, and how far its log
-   * is compacted (resuming below that answers 410 here too, as at the store: revisions are canonical).
-   */
   async receive(groupResource: string, name: string, changes: ChangeRow[], head: number, compacted: number): Promise<void> {
-    await knowType(this.env as CrdEnv, groupResource);
-    this.identify(name, groupResource);
-    this.pushesReceived++;
-    this.storeRevision = Math.max(this.storeRevision, head);
-    this.storeCompacted = Math.max(this.storeCompacted, compacted);
-    if (!this.cache) {
-      // Not serving (restarted, or idle): drop the subscription rather than be pushed to for nothing.
-      if (!this.syncing) this.ctx.waitUntil(this.store().unsubscribe(groupResource, name).catch(() => undefined));
-      return;
-    }
-    if (this.paused) {
-      this.held.push(...changes);
-      return;
-    }
-    this.applyChanges(changes);
-    if (this.cache.revision < head) this.pullMissing();
+    this.name ||= name;
+    await this.served.know(groupResource);
+    // Applied before this returns; a pull the push calls for (a gap) runs on.
+    this.ctx.waitUntil(this.follower!.receive(changes, head, compacted).catch((e) => console.error('replica pull failed', e)));
   }
 
   async stats(groupResource: string, name: string): Promise<ReplicaStats> {
-    await knowType(this.env as CrdEnv, groupResource);
-    this.identify(name, groupResource);
-    const cache = this.cache?.stats() ?? { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, socketStalls: 0, quotaRefused: 0, revision: 0, objects: 0, windowEvents: 0 };
+    this.name ||= name;
+    await this.served.know(groupResource);
+    const f = this.follower!;
     return {
-      ...cache,
+      ...(this.cache?.stats() ?? NO_CACHE_STATS),
       name,
-      storeRevision: this.storeRevision,
-      lag: this.cache ? Math.max(0, this.storeRevision - this.cache.revision) : 0,
-      eventsReceived: this.eventsReceived,
-      pushesReceived: this.pushesReceived,
-      resyncs: this.resyncs,
+      storeRevision: f.position.head,
+      lag: this.cache ? Math.max(0, f.position.head - this.cache.revision) : 0,
+      eventsReceived: f.stats.applied,
+      pushesReceived: f.stats.pushes,
+      resyncs: f.stats.loads,
     };
   }
 
-  /** Test hook (only routed when ENABLE_TEST_HOOKS is set): hold pushes, to make this replica lag. */
   async setPaused(paused: boolean): Promise<void> {
-    this.paused = paused;
-    if (!paused && this.cache) {
-      const held = this.held;
-      this.held = [];
-      this.applyChanges(held);
-      this.pullMissing();
-    }
+    await this.follower?.hold(paused);
   }
 
-  /** The store's type is going away (its CRD is deleted): end every watch after events up to `revision`. */
   async endWatches(groupResource: string, name: string, revision: number): Promise<void> {
-    if (!this.type) return; // never served: no watchers
-    this.identify(name, groupResource);
+    if (!this.served.current) return; // never served: no watchers
+    this.name ||= name;
+    this.served.resolve(groupResource);
     const cache = this.cache;
     if (!cache) return;
     await cache.reached(revision);
     cache.hub.closeAll();
   }
 
-  /** Test hook: restart this object as a crash would. */
   async abort(): Promise<void> {
     this.ctx.abort('aborted by test hook');
   }
 
   override async webSocketMessage(ws: WebSocket): Promise<void> {
     // Like kube-apiserver, what a watch client sends is ignored, except as a sign it is reading.
-    this.cache?.socketHeard(ws);
+    this.cache?.server.socketHeard(ws);
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
-    this.cache?.socketClosed(ws);
+    this.cache?.server.socketClosed(ws);
     this.scheduleIdleCheck();
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.cache?.socketClosed(ws);
+    this.cache?.server.socketClosed(ws);
     this.scheduleIdleCheck();
   }
 
   override async alarm(): Promise<void> {
     if (!this.cache) return;
     this.cache.alarm();
-    if (this.cache.hub.size === 0) await this.unsubscribe();
+    if (this.cache.hub.size === 0) await this.follower!.stop(); // idle: unsubscribe and let go of the memory
     else this.scheduleIdleCheck();
   }
 
-  private identify(name: string, groupResource: string): void {
-    if (this.type?.custom) {
-      // A custom type follows its CRD (columns, selectable fields), as the store does.
-      const now = lookupGroupResource(groupResource);
-      if (now && now !== this.type) {
-        this.type = now;
-        this.cache?.retype(now);
-      }
-    }
-    if (this.type) return;
-    const type = lookupGroupResource(groupResource);
-    if (!type || !name) throw new Error(`replica needs a name and a known type (got "${name}", "${groupResource}")`);
-    this.type = type;
+  /** The first request named the type (and this replica): remember both, and follow the store from then on. */
+  private identify(type: ResourceType, groupResource: string): void {
+    if (!this.name) throw new Error(`replica needs a name and a known type (got "", "${groupResource}")`);
+    this.setMeta('name', this.name);
+    this.setMeta('type', groupResource);
+    const store = followedStore(this.env, groupResource, this.name);
+    // The store's log also feeds watchers resuming from before this replica's window.
+    const readLog = async (after: number, limit: number) => (await storeStub(this.env, groupResource).readLog(groupResource, after, limit)).changes ?? [];
+    this.follower = new StoreFollower(store, {
+      load: (snapshot) => {
+        const cache = new WatchCache({ ctx: this.ctx, type: this.served.current ?? type, settings: this.settings, revision: snapshot.revision, compacted: () => this.follower!.position.compacted, readLog });
+        for (const item of snapshot.items) cache.state.set(cache.entry(item.key, snapshot.revision, JSON.stringify(item.object)));
+        this.cache = cache;
+        this.setMeta('revision', snapshot.revision);
+      },
+      apply: (row) => this.cache!.apply(this.cache!.event(row, Date.now())),
+      reached: (revision) => this.setMeta('revision', revision),
+      // Compacted past this replica (it starts over from a fresh list; its watchers resume), or idle.
+      lost: () => {
+        this.cache?.hub.closeAll();
+        this.cache = undefined;
+      },
+    });
+  }
+
+  /** After hibernation, with watchers still connected: follow again, then replay what they missed since `seenUpTo`. */
+  private async restore(name: string, groupResource: string, seenUpTo: number): Promise<void> {
     this.name = name;
-    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO meta (name, value) VALUES ('name', ?), ('type', ?)", name, groupResource);
+    await this.served.know(groupResource); // a custom type's definition first
+    (await this.ready()).server.restoreSockets(seenUpTo);
   }
 
-  private store() {
-    return this.env.STORE.get(this.env.STORE.idFromName(groupResource(this.type!)));
-  }
-
-  /**
-   * The subscription: a consistent paged list at revision R, then "everything after R" from the store,
-   * which from then on pushes each write. `restoreFrom`: watchers left from before an eviction, which
-   * have seen everything up to that revision.
-   */
-  private sync(restoreFrom?: number): Promise<WatchCache> {
-    if (this.cache) return Promise.resolve(this.cache);
-    this.syncing ??= this.loadAndSubscribe(restoreFrom).finally(() => {
-      this.syncing = undefined;
-    });
-    return this.syncing;
-  }
-
-  private async loadAndSubscribe(restoreFrom?: number): Promise<WatchCache> {
-    const gr = groupResource(this.type!);
-    const store = this.store();
-    const items: { key: string; json: string }[] = [];
-    let revision = 0;
-    let cont = '';
-    do {
-      const res = await store.list(gr, { namespace: '', query: `?limit=${SNAPSHOT_PAGE}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`, format: { as: 'List' } });
-      const page = (await res.json()) as { metadata: { resourceVersion: string; continue?: string }; items: { metadata: { namespace?: string; name: string } }[] };
-      if (!res.ok) throw new Error(`snapshot list failed: ${JSON.stringify(page)}`);
-      revision = Number(page.metadata.resourceVersion);
-      for (const obj of page.items) {
-        const key = obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
-        items.push({ key, json: JSON.stringify(obj) });
-      }
-      cont = page.metadata.continue ?? '';
-    } while (cont);
-    const cache = new WatchCache({
-      ctx: this.ctx,
-      type: this.type!,
-      settings: this.settings,
-      revision,
-      compacted: () => this.storeCompacted,
-      readLog: async (after, limit) => (await store.changesSince(gr, after, limit)) ?? [],
-    });
-    for (const item of items) cache.state.set(cache.entry(item.key, revision, item.json));
-    const reply = await store.subscribe(gr, this.name, revision);
-    this.storeRevision = Math.max(this.storeRevision, reply.revision);
-    this.storeCompacted = reply.compacted;
-    this.cache = cache;
-    this.resyncs++;
-    if (reply.changes) this.applyChanges(reply.changes);
-    // Watchers from before an eviction replay what they missed through the hub's catch-up.
-    if (restoreFrom !== undefined) cache.restoreSockets(restoreFrom);
-    if (cache.revision < this.storeRevision) this.pullMissing();
-    return cache;
-  }
-
-
-  /** Applies changes in revision order; anything after a gap waits for the pull that fills it. */
-  private applyChanges(changes: ChangeRow[]): void {
-    const cache = this.cache!;
-    for (const row of changes) {
-      if (row.revision <= cache.revision) continue;
-      if (row.revision !== cache.revision + 1) {
-        this.storeRevision = Math.max(this.storeRevision, row.revision);
-        break;
-      }
-      cache.apply(cache.event(row, Date.now()));
-      this.eventsReceived++;
-    }
-    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO meta (name, value) VALUES ('revision', ?)", cache.revision);
-  }
-
-  /** Pulls revisions between this replica and the store's newest, one pull at a time. */
-  private pullMissing(): void {
-    if (this.pulling || !this.cache) return;
-    const gr = groupResource(this.type!);
-    this.pulling = (async () => {
-      while (this.cache && !this.paused && this.cache.revision < this.storeRevision) {
-        const rows = await this.store().changesSince(gr, this.cache.revision);
-        if (!rows) {
-          // The store compacted past this replica: start over from a fresh list. Its watchers resume.
-          this.cache.hub.closeAll();
-          this.cache = undefined;
-          await this.sync();
-          return;
-        }
-        if (rows.length === 0) return;
-        this.applyChanges(rows);
-      }
-    })().catch((e) => console.error('replica pull failed', e)).finally(() => {
-      this.pulling = undefined;
-    });
+  /** The watch cache, following the store. */
+  private async ready(): Promise<WatchCache> {
+    await this.follower!.start();
+    return this.cache!;
   }
 
   private scheduleIdleCheck(): void {
     if (this.cache && this.cache.hub.size === 0) this.cache.wakeAt(Date.now() + IDLE_UNSUBSCRIBE_MS);
   }
 
-  private async unsubscribe(): Promise<void> {
-    const gr = groupResource(this.type!);
-    this.cache = undefined;
-    await this.store().unsubscribe(gr, this.name);
+  private setMeta(name: ReplicaMetaKey, value: string | number): void {
+    this.ctx.storage.sql.exec('INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)', name, value);
   }
-}
-
-function errorResponse(e: unknown): Response {
-  if (e instanceof StatusError) return statusResponse(e.status);
-  console.error('replica error', e);
-  return statusResponse(internalError(String(e)));
 }

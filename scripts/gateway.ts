@@ -33,6 +33,9 @@ export interface Gateway {
   caCert: string; // PEM of the self-signed certificate, for kubeconfig
   directUrl: string; // workerd's own HTTP port, without the dual-protocol hop (benchmarks)
   inspectorPort?: number; // workerd's inspector, when GatewayOptions.inspectorPort was given
+  // Starts a new Workers runtime process on the same state and ports, as a deploy restarts every object: each open
+  // socket and stream drops at once (also after the old process was killed; the robustness suite does both).
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,7 +47,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   Object.assign(bindings, opts.vars);
   if (opts.adminToken) bindings.ADMIN_TOKEN = opts.adminToken;
   if (opts.serviceAccountSigningKey) bindings.SERVICE_ACCOUNT_SIGNING_KEY = opts.serviceAccountSigningKey;
-  const mf = new Miniflare({
+  const options: ConstructorParameters<typeof Miniflare>[0] = {
     modules: true,
     scriptPath,
     compatibilityDate: workerOptions.compatibilityDate,
@@ -55,7 +58,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     host: '127.0.0.1',
     port: 0,
     ...(opts.inspectorPort === undefined ? {} : { inspectorPort: opts.inspectorPort }),
-  });
+  };
+  const mf = new Miniflare(options);
   const upstream = await mf.ready;
   const inspectorPort = opts.inspectorPort === undefined ? undefined : Number((await mf.getInspectorURL()).port);
   const tls = localCertificate(join(opts.persistDir, 'tls'));
@@ -70,6 +74,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     caCert: tls.cert,
     directUrl: upstream.toString().replace(/\/$/, ''),
     inspectorPort,
+    restart: async () => {
+      await mf.setOptions(options); // port 0 again: Miniflare keeps the port it had
+      await fetch(new URL('/healthz', upstream)).then((r) => r.text()).catch(() => undefined);
+    },
     stop: async () => {
       await listener.close();
       await mf.dispose();

@@ -17,7 +17,7 @@ import { parseResourcePath } from '../core/request-info';
 import { queryBool } from '../core/query-bool';
 import { serviceUnavailable, StatusError, statusResponse, type Status } from '../core/status';
 import type { UserInfo } from '../core/rbac/authorize';
-import { resourceAttributes } from './authz';
+import { resourceAttributes } from '../core/rbac/request-attributes';
 import { auditConfig, emitAuditEvent, type AuditConfig } from './audit-sink';
 import { decodeBody } from './request-body';
 import { yamlToJson } from '../core/encoding/yaml-decode';

@@ -3,13 +3,13 @@
 // an impersonating request ride in the same call — and denials are kube-apiserver's 403.
 
 import type { MiddlewareHandler } from 'hono';
-import { parseResourcePath, type ResourceRequest } from '../core/request-info';
+import { parseResourcePath } from '../core/request-info';
+import { resourceAttributes } from '../core/rbac/request-attributes';
 import { queryBool } from '../core/query-bool';
 import { forbidden, forbiddenPath, statusResponse, tooManyRequests } from '../core/status';
 import { forbiddenReason, isPrivileged, type UserInfo } from '../core/rbac/authorize';
-import type { RequestAttributes } from '../core/rbac/rules';
-import { AUTHORIZER_PREFIX } from '../durable-objects/replication';
-import type { Admission, Impersonation } from '../durable-objects/authorizer';
+import type { Admission, Impersonation } from '../contract/rpc';
+import { authorizerName, authorizerStub } from '../contract/names';
 import { impersonatedUser, impersonationAttributes, internalErrorText, parseImpersonation } from '../core/auth/impersonation';
 import { auditDecision, auditImpersonation } from './audit';
 import type { AppEnv, Bindings } from './env';
@@ -76,27 +76,18 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   return statusResponse(forbidden({ group: info.group, resource: info.resource }, info.name, decision.reason));
 };
 
-/** authorizer.Attributes from the request; a namespace object is its own namespace (requestinfo.go). */
-export function resourceAttributes(info: Pick<ResourceRequest, 'verb' | 'group' | 'resource' | 'subresource' | 'name' | 'namespace'>): RequestAttributes {
-  const namespace = info.resource === 'namespaces' && info.group === '' && info.name ? info.name : info.namespace;
-  return {
-    verb: info.verb, resourceRequest: true, apiGroup: info.group, resource: info.resource,
-    subresource: info.subresource, name: info.name, namespace, path: '',
-  };
-}
-
 /** Users are spread over AUTHZ_SHARDS authorizers by a hash of their name; each follows RBAC itself. */
 export function authorizerFor(env: Bindings, settings: Settings, user: UserInfo) {
   const shards = settings.authzShards;
-  const name = `${AUTHORIZER_PREFIX}${fnv1a32(user.username) % shards}`;
-  return { name, stub: env.AUTHORIZER.get(env.AUTHORIZER.idFromName(name)) };
+  const name = authorizerName(fnv1a32(user.username) % shards);
+  return { name, stub: authorizerStub(env, name) };
 }
 
 /** Every shard, for read-your-writes after an RBAC change. */
 export function allAuthorizers(env: Bindings, settings: Settings) {
   const shards = settings.authzShards;
   return Array.from({ length: shards }, (_, i) => {
-    const name = `${AUTHORIZER_PREFIX}${i}`;
-    return { name, stub: env.AUTHORIZER.get(env.AUTHORIZER.idFromName(name)) };
+    const name = authorizerName(i);
+    return { name, stub: authorizerStub(env, name) };
   });
 }

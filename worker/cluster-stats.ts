@@ -2,8 +2,8 @@
 // /_edgeplane/topology (JSON for the console).
 
 import { allStoredTypes, groupResource } from '../core/registry';
-import type { StoreStats } from '../durable-objects/resource-store';
-import type { ReplicaStats } from '../durable-objects/watch-replica';
+import type { ReplicaStats, StoreStats } from '../contract/rpc';
+import { isAuthorizerName, replicaStub } from '../contract/names';
 import type { Bindings } from './env';
 import { storeFor } from './stores';
 
@@ -17,7 +17,9 @@ export async function collectStats(env: Bindings): Promise<TypeStats[]> {
   return Promise.all(allStoredTypes().map(async (t) => {
     const gr = groupResource(t);
     const stats = await storeFor(env, t).stats(gr);
-    const replicas = await Promise.all(stats.replicas.map((name) => env.REPLICA.get(env.REPLICA.idFromName(name)).stats(gr, name)));
+    // Subscribers are replicas and, for the RBAC types, authorizer shards (which report to /metrics themselves).
+    const names = stats.replicas.filter((name) => !isAuthorizerName(name));
+    const replicas = await Promise.all(names.map((name) => replicaStub(env, name).stats(gr, name)));
     return { gr, stats, replicas };
   }));
 }

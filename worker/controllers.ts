@@ -4,6 +4,7 @@
 
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env';
+import { controllerManagerStub } from '../contract/names';
 let started = false;
 
 /** The controller manager itself runs in this isolate: no need to wake it. */
@@ -12,10 +13,10 @@ export function markControllersStarted(): void {
 }
 
 export const ensureControllers: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!started && c.get('settings').controllers && c.env.CONTROLLER_MANAGER) {
+  const manager = !started && c.get('settings').controllers ? controllerManagerStub(c.env) : undefined;
+  if (manager) {
     started = true;
-    const ns = c.env.CONTROLLER_MANAGER;
-    const woken = ns.get(ns.idFromName('kube-controller-manager')).ensureRunning().then(() => undefined, (e: unknown) => {
+    const woken = manager.ensureRunning().then(() => undefined, (e: unknown) => {
       started = false; // try again with the next request
       console.error(`controller manager did not start: ${(e as Error)?.message ?? e}`);
     });

@@ -4,9 +4,8 @@
 // LOOKUP_AGAIN_MS, so a CRD created through any isolate is served here at once.
 
 import type { MiddlewareHandler } from 'hono';
-import { syncCustomTypes } from '../core/crd/registry-sync';
 import { parseResourcePath } from '../core/request-info';
-import { CRD_MAX_AGE_MS, crdSource } from '../durable-objects/crd-source';
+import { CRD_MAX_AGE_MS, crdSource, syncCustomTypes } from '../contract/crd-types';
 import type { AppEnv } from './env';
 
 const LOOKUP_AGAIN_MS = 100;

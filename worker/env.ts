@@ -1,30 +1,13 @@
-// Front door: the bindings the Worker gets from wrangler.toml / Miniflare, and per-request variables.
+// Front door: the Hono environment — the bindings every part gets (contract/bindings.ts), and the per-request
+// variables the middleware sets.
 
-import type { ResourceStore } from '../durable-objects/resource-store';
-import type { WatchReplica } from '../durable-objects/watch-replica';
-import type { Authorizer } from '../durable-objects/authorizer';
-import type { ControllerManagerObject } from '../durable-objects/controller-manager';
+import type { Bindings } from '../contract/bindings';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { ResourceRequest } from '../core/request-info';
 import type { Settings } from '../core/settings';
 import type { AuditState } from './audit';
 
-/**
- * The Durable Object bindings and the secrets. Every other variable is a setting: read through
- * core/settings.ts (c.get('settings') in the Worker, requireSettings(env) in a Durable Object), never here.
- */
-export interface Bindings {
-  STORE: DurableObjectNamespace<ResourceStore>;
-  REPLICA: DurableObjectNamespace<WatchReplica>;
-  AUTHORIZER: DurableObjectNamespace<Authorizer>;
-  CONTROLLER_MANAGER?: DurableObjectNamespace<ControllerManagerObject>;
-  // Secrets: the admin token (group system:masters), static tokens in kube's token-file CSV format, and
-  // the key ServiceAccount tokens are signed with (derived from ADMIN_TOKEN when unset; with neither, the
-  // Worker refuses to serve). Read through worker/settings.ts.
-  ADMIN_TOKEN?: string;
-  STATIC_TOKENS?: string;
-  SERVICE_ACCOUNT_SIGNING_KEY?: string;
-}
+export type { Bindings };
 
 export interface AppEnv {
   Bindings: Bindings;

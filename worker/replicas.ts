@@ -8,6 +8,8 @@ import { PRIVILEGED_GROUP } from '../core/rbac/authorize';
 import type { Bindings } from './env';
 import type { Settings } from '../core/settings';
 import { fnv1a32 } from '../core/hash';
+import { LOCATION_HEADER, REPLICA_INDEX_HEADER } from '../contract/headers';
+import { replicaName, replicaStub } from '../contract/names';
 
 // request.cf.continent → Durable Object location hint.
 const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'weur', AF: 'afr', AS: 'apac', OC: 'oc', AN: 'oc' };
@@ -15,19 +17,17 @@ const CONTINENT_HINTS: Record<string, string> = { NA: 'enam', SA: 'sam', EU: 'we
 // Test and operator overrides: pick the location and the replica index explicitly. Browsers cannot set headers
 // on a WebSocket, so the same choice may come as query parameters (the console uses them); kube-apiserver ignores
 // query parameters it does not know, and so do clients. The location `store` skips replicas: the console's
-// black-box lag measurement compares a replica's arrival times with the canonical store's. These are the only
-// x-edgeplane-* headers a client may send; the internal ones (core/watch/headers.ts) are never forwarded. Only
-// system:masters may choose (mayChooseReplica): anyone else could pile its watches onto the replica that serves
-// someone else, or onto the store that serves every write.
-export const LOCATION_HEADER = 'x-edgeplane-location';
-export const REPLICA_INDEX_HEADER = 'x-edgeplane-replica-index';
+// black-box lag measurement compares a replica's arrival times with the canonical store's. The two headers
+// (contract/headers.ts) are the only x-edgeplane-* headers a client may send; the internal ones are never
+// forwarded. Only system:masters may choose (mayChooseReplica): anyone else could pile its watches onto the
+// replica that serves someone else, or onto the store that serves every write.
 export const LOCATION_PARAM = 'edgeplaneLocation';
 export const REPLICA_INDEX_PARAM = 'edgeplaneReplica';
 export const STORE_LOCATION = 'store';
 
 export interface ReplicaChoice {
   name: string;
-  stub: DurableObjectStub<import('../durable-objects/watch-replica').WatchReplica>;
+  stub: ReturnType<typeof replicaStub>;
 }
 
 /**
@@ -48,8 +48,8 @@ export function replicaFor(env: Bindings, settings: Settings, type: ResourceType
   const rawIndex = header(REPLICA_INDEX_HEADER) ?? params.get(REPLICA_INDEX_PARAM);
   const askedIndex = rawIndex === null || rawIndex.trim() === '' ? NaN : Number(rawIndex);
   const index = Number.isInteger(askedIndex) && askedIndex >= 0 ? askedIndex % count : fnv1a32(client) % count;
-  const name = replicaName(type, location, index);
-  return { name, stub: env.REPLICA.get(env.REPLICA.idFromName(name), { locationHint: location as DurableObjectLocationHint }) };
+  const name = replicaName(groupResource(type), location, index);
+  return { name, stub: replicaStub(env, name, location) };
 }
 
 /** The location hint a client is served from without overrides: its continent's. */
@@ -60,10 +60,6 @@ export function defaultLocation(req: Request): string | undefined {
 /** The configured replica locations, in order. */
 export function replicaLocations(settings: Settings): readonly string[] {
   return settings.replicaLocations;
-}
-
-export function replicaName(type: ResourceType, location: string, index: number): string {
-  return `${groupResource(type)}@${location}#${index}`;
 }
 
 /**

@@ -1,11 +1,12 @@
-// Front door: the canonical store stub for a resource type; one Durable Object per group/resource.
+// Front door: the canonical store stub for a resource type; one Durable Object per group/resource (contract/names.ts).
 
 import { groupResource, type ResourceType } from '../core/registry';
 import type { Result } from '../core/status';
+import { storeStub } from '../contract/names';
 import type { Bindings } from './env';
 
 export function storeFor(env: Bindings, type: ResourceType) {
-  return env.STORE.get(env.STORE.idFromName(groupResource(type)));
+  return storeStub(env, groupResource(type));
 }
 
 /** One stored object, parsed; the store's Status (e.g. 404 NotFound) when it has none. */

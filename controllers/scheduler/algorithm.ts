@@ -13,27 +13,35 @@ import { firstUntolerated, nodeTaints, podTolerations, toleratesAny } from './ta
 
 export const UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable';
 
+/** The filter plugins, by their kube names: a parked pod remembers which rejected it (queueing-hints.ts). */
+export type FilterPlugin = 'NodeUnschedulable' | 'TaintToleration' | 'NodeAffinity' | 'NodeResourcesFit';
+
 export interface FilterResult {
   reasons: string[]; // empty: the node fits
   // UnschedulableAndUnresolvable: removing pods (preemption) would not help on this node.
   unresolvable: boolean;
+  plugin?: FilterPlugin; // the plugin that rejected the node
 }
 
 const FITS: FilterResult = { reasons: [], unresolvable: false };
 
+/** NodeUnschedulable: a cordoned node takes only pods that tolerate its unschedulable taint. */
+export function passesNodeUnschedulable(pod: KubeObject, node: KubeObject): boolean {
+  return !(node.spec as { unschedulable?: boolean } | undefined)?.unschedulable
+    || toleratesAny(podTolerations(pod), { key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule' });
+}
+
+/** TaintToleration: the first NoSchedule/NoExecute taint the pod does not tolerate, if any. */
+export function untoleratedTaint(pod: KubeObject, node: KubeObject) {
+  return firstUntolerated(nodeTaints(node), podTolerations(pod), ['NoSchedule', 'NoExecute']);
+}
+
 /** Runs the filter plugins in kube's order for `pod` on `node`, whose bound pods use `usage`. */
 export function filterNode(pod: KubeObject, node: KubeObject, usage: NodeUsage): FilterResult {
-  const tolerations = podTolerations(pod);
-  // NodeUnschedulable: a cordoned node takes only pods that tolerate its unschedulable taint.
-  if ((node.spec as { unschedulable?: boolean } | undefined)?.unschedulable
-    && !toleratesAny(tolerations, { key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule' })) {
-    return { reasons: ['node(s) were unschedulable'], unresolvable: true };
-  }
-  // TaintToleration.
-  const taint = firstUntolerated(nodeTaints(node), tolerations, ['NoSchedule', 'NoExecute']);
-  if (taint) return { reasons: [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`], unresolvable: true };
-  // NodeAffinity.
-  if (!matchesNodeSelectorAndAffinity(pod, node)) return { reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true };
+  if (!passesNodeUnschedulable(pod, node)) return { reasons: ['node(s) were unschedulable'], unresolvable: true, plugin: 'NodeUnschedulable' };
+  const taint = untoleratedTaint(pod, node);
+  if (taint) return { reasons: [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`], unresolvable: true, plugin: 'TaintToleration' };
+  if (!matchesNodeSelectorAndAffinity(pod, node)) return { reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true, plugin: 'NodeAffinity' };
   // NodeResourcesFit (fitsRequest): the pod count first, then each requested resource.
   const alloc = nodeAllocatable(node);
   const want = podRequests(pod);
@@ -42,7 +50,7 @@ export function filterNode(pod: KubeObject, node: KubeObject, usage: NodeUsage):
   if (want.cpu > 0 && want.cpu > alloc.cpu - usage.requested.cpu) reasons.push('Insufficient cpu');
   if (want.memory > 0 && want.memory > alloc.memory - usage.requested.memory) reasons.push('Insufficient memory');
   if (want.ephemeral > 0 && want.ephemeral > alloc.ephemeral - usage.requested.ephemeral) reasons.push('Insufficient ephemeral-storage');
-  return reasons.length ? { reasons, unresolvable: false } : FITS;
+  return reasons.length ? { reasons, unresolvable: false, plugin: 'NodeResourcesFit' } : FITS;
 }
 
 const MAX_SCORE = 100;

@@ -7,11 +7,12 @@
 
 import { definitionNode } from '../schema/compile';
 import { decodeTyped } from '../schema/decode';
-import type { SchemaNode } from '../schema/node';
+import type { Junctors, SchemaNode } from '../schema/node';
 import type { StatusCause } from '../status';
 import { goQuote, invalidValue, required, tooLong } from '../validation/names';
 import { RegexBudget, RegexBudgetExceeded } from '../regex/budget';
 import { compileGoRegexp, goMatch } from '../regex/go-regexp';
+import { formatMatches, knownFormat } from './formats';
 
 export interface PruneResult {
   /** Paths of removed fields, as `unknown field "spec.x"` strict errors. */
@@ -86,21 +87,30 @@ function pruneNode(n: SchemaNode, v: unknown, path: Path, unknown: string[], isR
   }
 }
 
-/** Fills absent properties that have a schema default, top-down (a default is itself defaulted below). */
-export function defaultCustomObject(n: SchemaNode, v: unknown): void {
+/**
+ * Fills absent properties that have a schema default, top-down (a default is itself defaulted below).
+ * Returns whether anything was added.
+ */
+export function defaultCustomObject(n: SchemaNode, v: unknown): boolean {
+  let changed = false;
   if (isObject(v)) {
     if (n.properties) {
-      for (const [key, child] of Object.entries(n.properties)) {
-        if (!(key in v) && child.default !== undefined) v[key] = structuredClone(child.default);
+      for (const key in n.properties) {
+        const child = n.properties[key];
+        if (child.default !== undefined && !Object.hasOwn(v, key)) {
+          v[key] = structuredClone(child.default);
+          changed = true;
+        }
       }
     }
     for (const key of Object.keys(v)) {
       const child = n.properties?.[key] ?? n.additionalProperties;
-      if (child) defaultCustomObject(child, v[key]);
+      if (child && defaultCustomObject(child, v[key])) changed = true;
     }
   } else if (Array.isArray(v) && n.items) {
-    for (const item of v) defaultCustomObject(n.items, item);
+    for (const item of v) if (defaultCustomObject(n.items, item)) changed = true;
   }
+  return changed;
 }
 
 /**
@@ -114,6 +124,28 @@ export function validateCustomObject(root: SchemaNode, obj: unknown, old?: unkno
   return v.errors;
 }
 
+// The validators of kube-openapi's SchemaValidator that apply to a (non-null) value, plus one for the value.
+function applicable(n: SchemaNode, v: unknown): number {
+  let count = 4; // type, junctors, enum, and the value itself
+  if (typeof v === 'string') count += n.format && knownFormat(n.format) ? 2 : 1;
+  else if (typeof v === 'number' || Array.isArray(v) || isObject(v)) count += 1;
+  return count;
+}
+
+/**
+ * A /status write: only `status` is validated, against its own schema, as apiextensions does
+ * (validator.go ValidateStatusUpdate: a status schema validator rooted at "", errors under field path
+ * `status`): messages name paths within status (`addresses[0].value in body …`), causes the full path.
+ */
+export function validateCustomObjectStatus(root: SchemaNode, obj: Record<string, unknown>, old?: Record<string, unknown>, budget = new RegexBudget()): StatusCause[] {
+  const schema = root.properties?.status;
+  if (!schema || !Object.hasOwn(obj, 'status')) return [];
+  const v = new Validator(budget);
+  v.node(schema, obj.status, old?.status, []);
+  for (const e of v.errors) e.field = e.field === '<nil>' || !e.field ? 'status' : `status.${e.field}`;
+  return v.errors;
+}
+
 const TYPE_OF = (x: unknown): string => {
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'array';
@@ -123,6 +155,11 @@ const TYPE_OF = (x: unknown): string => {
 
 class Validator {
   errors: StatusCause[] = [];
+  /**
+   * kube-openapi's Result.MatchCount: one per validator that applied at each value, plus one per value. A
+   * failing anyOf/oneOf reports the branch that got furthest (the highest count, the first on a tie).
+   */
+  matches = 0;
 
   constructor(private readonly budget: RegexBudget) {}
 
@@ -142,15 +179,20 @@ class Validator {
       if (!n.nullable && n.type !== undefined) this.typeError(field, where, v, n.type);
       return old === null;
     }
+    // kube-openapi SchemaValidator: type, junctors, string, format, number, slice, enum, object.
+    this.matches += applicable(n, v);
+    let typed = true;
     if (n.special === 'int-or-string') {
       if (typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v))) {
         this.typeError(field, where, v, 'integer,string');
-        return false;
+        typed = false;
       }
     } else if (n.type && !typeMatches(n.type, v)) {
       this.typeError(field, where, v, n.type);
-      return false;
+      typed = false;
     }
+    if (n.junctors) this.junctors(n.junctors, v, path, field, isRoot);
+    if (!typed) return false;
     let equal = old !== undefined;
     if (isObject(v)) {
       const o = isObject(old) ? old : undefined;
@@ -204,7 +246,8 @@ class Validator {
         const oldItem = oldByKey ? oldByKey.get(mapKey(item, n.listMapKeys ?? [])) : undefined;
         const same = n.items ? this.node(n.items, item, oldItem, path) : false;
         path.pop();
-        if (!same || !o || !sameValue(o[i], item)) equal = false;
+        // A list equal to the old one as a whole is unchanged, whether or not its items correlate.
+        if (!o || !(same || sameValue(o[i], item))) equal = false;
       });
     } else {
       if (!sameValue(old, v)) equal = false;
@@ -217,6 +260,69 @@ class Validator {
       });
     }
     return equal;
+  }
+
+  /**
+   * kube-openapi schemaPropsValidator: each branch validates this same value (at this same path); the
+   * errors of the branch that got furthest explain a failed anyOf/oneOf, every branch's errors a failed
+   * allOf. The junctor's own error has no field (apiextensions kubeOpenAPIResultToFieldErrors).
+   */
+  private junctors(j: Junctors, v: unknown, path: Path, field: string, isRoot: boolean): void {
+    const run = (b: SchemaNode) => {
+      const sub = new Validator(this.budget);
+      sub.check(b, v, undefined, path, isRoot);
+      return sub;
+    };
+    const composite = (message: string) => this.errors.push({ reason: 'FieldValueInvalid', field: '<nil>', message: `Invalid value: "": ${goQuote(field)} ${message}` });
+    const merge = (r: Validator) => {
+      this.errors.push(...r.errors);
+      this.matches += r.matches;
+    };
+    if (j.anyOf) {
+      let best: Validator | undefined;
+      let success: Validator | undefined;
+      for (const b of j.anyOf) {
+        const r = run(b);
+        if (!r.errors.length) {
+          success = r;
+          best = undefined;
+          break;
+        }
+        if (!best || r.matches > best.matches) best = r;
+      }
+      if (!success) composite('must validate at least one schema (anyOf)');
+      if (best) merge(best);
+      else if (success) merge(success);
+    }
+    if (j.oneOf) {
+      let best: Validator | undefined;
+      let success: Validator | undefined;
+      let valid = 0;
+      for (const b of j.oneOf) {
+        const r = run(b);
+        if (!r.errors.length) {
+          valid++;
+          best = undefined;
+          success ??= r;
+          continue;
+        }
+        if (valid === 0 && (!best || r.matches > best.matches)) best = r;
+      }
+      if (valid !== 1) {
+        composite(`must validate one and only one schema (oneOf). ${valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`}`);
+        if (best) merge(best);
+      } else if (success) merge(success);
+    }
+    if (j.allOf) {
+      let valid = 0;
+      for (const b of j.allOf) {
+        const r = run(b);
+        if (!r.errors.length) valid++;
+        merge(r);
+      }
+      if (valid !== j.allOf.length) composite(`must validate all the schemas (allOf)${valid === 0 ? '. None validated' : ''}`);
+    }
+    if (j.not && !run(j.not).errors.length) composite('must not validate the schema (not)');
   }
 
   private scalar(n: SchemaNode, v: unknown, field: string, where: string): void {
@@ -238,9 +344,18 @@ class Validator {
         this.errors.push(invalidValue(field, v, `${where} in body should be at least ${n.minLength} chars long`));
       }
       if (n.pattern !== undefined) this.pattern(n.pattern, v, field, where);
-      if (n.format && n.special !== 'int-or-string' && !formatMatches(n.format, v)) {
+      if (n.format && n.special !== 'int-or-string' && !this.format(n.format, v)) {
         this.errors.push(invalidValue(field, v, `${where} in body must be of type ${n.format}: ${goQuote(v)}`));
       }
+    }
+  }
+
+  private format(format: string, v: string): boolean {
+    try {
+      return formatMatches(format, v, this.budget);
+    } catch (e) {
+      if (!(e instanceof RegexBudgetExceeded)) throw e;
+      return false; // out of regular-expression budget: refused unchecked, as a pattern is
     }
   }
 
@@ -312,55 +427,6 @@ function duplicateText(item: unknown, n: SchemaNode): string {
 function patternMatches(pattern: string, v: string, budget: RegexBudget): boolean {
   const re = compileGoRegexp(pattern);
   return 'error' in re ? true : goMatch(re, v, budget);
-}
-
-// apiextensions pkg/apiserver/validation/formats.go: the formats kube checks; all others are ignored.
-const FORMATS: Record<string, RegExp | ((s: string) => boolean)> = {
-  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
-  date: /^\d{4}-\d{2}-\d{2}$/,
-  uuid: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/,
-  uuid3: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?3[0-9a-fA-F]{3}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/,
-  uuid4: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?4[0-9a-fA-F]{3}-?[89abAB][0-9a-fA-F]{3}-?[0-9a-fA-F]{12}$/,
-  uuid5: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?5[0-9a-fA-F]{3}-?[89abAB][0-9a-fA-F]{3}-?[0-9a-fA-F]{12}$/,
-  email: /^[^@\s]+@[^@\s]+$/,
-  hostname: /^(?=.{1,255}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/,
-  ipv4: isIPv4,
-  ipv6: isIPv6,
-  cidr: (s) => {
-    const [ip, bits, ...rest] = s.split('/');
-    if (rest.length || bits === undefined || !/^\d{1,3}$/.test(bits)) return false;
-    return isIPv4(ip) ? Number(bits) <= 32 : isIPv6(ip) && Number(bits) <= 128;
-  },
-  mac: /^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$/,
-  byte: /^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
-  duration: /^(-?(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$/,
-  uri: (s) => {
-    try {
-      return !!new URL(s).protocol;
-    } catch {
-      return false;
-    }
-  },
-};
-
-function isIPv4(s: string): boolean {
-  const parts = s.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
-}
-
-function isIPv6(s: string): boolean {
-  if (!s.includes(':')) return false;
-  try {
-    return new URL(`http://[${s}]/`).hostname.length > 2;
-  } catch {
-    return false;
-  }
-}
-
-function formatMatches(format: string, v: string): boolean {
-  const check = FORMATS[format];
-  if (!check) return true;
-  return typeof check === 'function' ? check(v) : check.test(v);
 }
 
 /** Errors after which kube skips CEL rules (validation.go hasBlockingErr). */

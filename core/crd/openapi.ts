@@ -129,3 +129,106 @@ export function customV3IndexPaths(): Record<string, { serverRelativeURL: string
   }
   return out;
 }
+
+// ---- /openapi/v2 (builder.go BuildOpenAPIV2 with Options{V2: true}) ----
+
+const V2_REF = '#/definitions/';
+// schema/kubeopenapi.go ToKubeOpenAPI: the keywords a structural schema carries into the published document.
+const V2_KEYWORDS = new Set([
+  'type', 'description', 'title', 'default', 'format', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
+  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'enum', 'maxProperties',
+  'minProperties', 'required', 'items', 'properties', 'additionalProperties', 'nullable',
+]);
+
+function isJson(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function sortedKeys(o: Json): Json {
+  const out: Json = {};
+  for (const k of Object.keys(o).sort()) out[k] = o[k];
+  return out;
+}
+
+/**
+ * A CRD schema node as published in v2 (v2/conversion.go ToStructuralOpenAPIV2, parent before children):
+ * no junctors; a nullable node loses its type, items and properties; preserve-unknown-fields loses items
+ * and properties (and an object type); an array left without items loses its type; nullable properties
+ * leave `required`. Embedded resources get apiVersion, kind and metadata (addEmbeddedProperties).
+ */
+function toV2(s: Json, depth = 0): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (V2_KEYWORDS.has(k) || k.startsWith('x-kubernetes-')) out[k] = v;
+  }
+  if (out.nullable === true) {
+    delete out.type;
+    delete out.items;
+    delete out.properties;
+  }
+  delete out.nullable;
+  const preserve = out['x-kubernetes-preserve-unknown-fields'] === true;
+  if (preserve) {
+    delete out.items;
+    delete out.properties;
+  }
+  if (out.items === undefined && out.type === 'array') delete out.type;
+  if (preserve && out.type === 'object') delete out.type;
+  if (isJson(out.properties) && Array.isArray(out.required)) {
+    const props = out.properties;
+    const kept = (out.required as unknown[]).filter((f) => !(typeof f === 'string' && isJson(props[f]) && props[f].nullable === true));
+    if (kept.length) out.required = kept;
+    else delete out.required;
+  }
+  if (isJson(out.additionalProperties) && out.additionalProperties.nullable === true) delete out.required;
+  if (depth > 64) return out;
+  if (isJson(out.properties)) {
+    const props: Json = {};
+    for (const [k, v] of Object.entries(out.properties)) props[k] = isJson(v) ? toV2(v, depth + 1) : v;
+    out.properties = sortedKeys(props);
+  }
+  if (isJson(out.items)) out.items = toV2(out.items, depth + 1);
+  if (isJson(out.additionalProperties)) out.additionalProperties = toV2(out.additionalProperties, depth + 1);
+  if (out['x-kubernetes-embedded-resource'] === true && !preserve) {
+    out.properties = sortedKeys({
+      ...(isJson(out.properties) ? out.properties : {}),
+      apiVersion: { description: 'apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources', type: 'string' },
+      kind: { description: 'kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds', type: 'string' },
+      metadata: { description: METADATA_DOC, $ref: `${V2_REF}${META}.ObjectMeta` },
+    });
+    const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
+    out.required = [...(Array.isArray(out.required) ? out.required : []), ...['kind', 'apiVersion'].filter((r) => !required.has(r))];
+  }
+  return out;
+}
+
+/** The kind's and its list's v2 definitions, by name (as in v3: `com.example.stable.v1.CronTab`). */
+export function customV2Definitions(t: ResourceType): Record<string, Json> {
+  const gvk = (kind: string) => ({ 'x-kubernetes-group-version-kind': [{ group: t.group, kind, version: t.version }] });
+  const s = t.custom!.openAPIV3Schema as Json;
+  let kind: Json;
+  if (s['x-kubernetes-preserve-unknown-fields'] === true) {
+    // No properties at all: kubectl would take them as the only ones allowed.
+    kind = { type: 'object', ...gvk(t.kind) };
+  } else {
+    const base = toV2(s);
+    const props: Json = { ...(isJson(base.properties) ? base.properties : {}) };
+    props.apiVersion = { description: API_VERSION_DOC, type: 'string' };
+    props.kind = { description: KIND_DOC, type: 'string' };
+    props.metadata = { description: METADATA_DOC, $ref: `${V2_REF}${META}.ObjectMeta` };
+    kind = { ...base, properties: sortedKeys(props), ...gvk(t.kind) };
+  }
+  const list = {
+    description: `${t.kind}List is a list of ${t.kind}`,
+    type: 'object',
+    required: ['items'],
+    properties: {
+      apiVersion: { description: API_VERSION_DOC, type: 'string' },
+      items: { description: `List of ${t.resource}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`, type: 'array', items: { $ref: `${V2_REF}${customSchemaName(t, t.kind)}` } },
+      kind: { description: KIND_DOC, type: 'string' },
+      metadata: { description: 'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds', $ref: `${V2_REF}${META}.ListMeta` },
+    },
+    ...gvk(`${t.kind}List`),
+  };
+  return { [customSchemaName(t, t.kind)]: kind, [customSchemaName(t, `${t.kind}List`)]: list };
+}

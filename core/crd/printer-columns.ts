@@ -45,12 +45,16 @@ function cellOf(type: ColumnType, v: unknown, now: number): unknown {
   }
 }
 
-type Step = { field: string } | { index: number } | { all: true };
+type Filter = { fields: string[]; op?: '==' | '!='; value?: string | number };
+type Step = { field: string } | { index: number } | { all: true } | { filter: Filter };
 
-/** `.spec.x`, `.items[0].name`, `.items[*].name`, `.metadata.labels['app']`; undefined if unsupported. */
+/**
+ * `.spec.x`, `.items[0].name`, `.items[*].name`, `.metadata.labels['app']`, and client-go's filters
+ * `[?(@.type=="Ready")]`, `[?(@.a.b!='x')]`, `[?(@.port==80)]`, `[?(@.ready)]`; undefined if unsupported.
+ */
 export function parsePath(path: string): Step[] | undefined {
   const steps: Step[] = [];
-  const re = /\.([A-Za-z0-9_$-]+)|\[(\d+)\]|\[\*\]|\[['"]([^'"]*)['"]\]|\.\[?\*\]?/y;
+  const re = /\.([A-Za-z0-9_$-]+)|\[(\d+)\]|\[\*\]|\[['"]([^'"]*)['"]\]|\[\?\(@((?:\.[A-Za-z0-9_$-]+)+)\s*(?:(==|!=)\s*(?:"([^"]*)"|'([^']*)'|(-?[0-9]+(?:\.[0-9]+)?)))?\s*\)\]|\.\[?\*\]?/y;
   let i = 0;
   while (i < path.length) {
     re.lastIndex = i;
@@ -59,10 +63,29 @@ export function parsePath(path: string): Step[] | undefined {
     if (m[1] !== undefined) steps.push({ field: m[1] });
     else if (m[2] !== undefined) steps.push({ index: Number(m[2]) });
     else if (m[3] !== undefined) steps.push({ field: m[3] });
-    else steps.push({ all: true });
+    else if (m[4] !== undefined) {
+      const filter: Filter = { fields: m[4].slice(1).split('.') };
+      if (m[5] !== undefined) {
+        filter.op = m[5] as '==' | '!=';
+        filter.value = m[6] ?? m[7] ?? Number(m[8]);
+      }
+      steps.push({ filter });
+    } else steps.push({ all: true });
     i = re.lastIndex;
   }
   return steps;
+}
+
+// client-go jsonpath evalFilter: the items of a list (or the values of a map) whose field compares true.
+function matchesFilter(item: unknown, f: Filter): boolean {
+  let v: unknown = item;
+  for (const k of f.fields) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || !Object.hasOwn(v, k)) return false;
+    v = (v as Record<string, unknown>)[k];
+  }
+  if (f.op === undefined) return true;
+  const equal = typeof f.value === 'number' ? typeof v === 'number' && v === f.value : typeof v === 'string' && v === f.value;
+  return f.op === '==' ? equal : !equal;
 }
 
 /** The first value the path matches (client-go JSONPath with AllowMissingKeys; first result wins). */
@@ -75,6 +98,9 @@ export function evaluate(steps: Step[], obj: unknown): unknown {
         if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, s.field)) next.push((v as Record<string, unknown>)[s.field]);
       } else if ('index' in s) {
         if (Array.isArray(v) && s.index < v.length) next.push(v[s.index]);
+      } else if ('filter' in s) {
+        const items = Array.isArray(v) ? v : v !== null && typeof v === 'object' ? Object.values(v) : [];
+        for (const item of items) if (matchesFilter(item, s.filter)) next.push(item);
       } else if (Array.isArray(v)) next.push(...v);
       else if (v !== null && typeof v === 'object') next.push(...Object.values(v));
     }

@@ -9,7 +9,7 @@ import { CLEANUP_FINALIZER, CRD_GROUP, type Crd } from './crd-object';
 import { computeCrdStatus, setCondition } from './crd-status';
 import { compileSchemaRules, unsupportedRules, type RuleNode } from './cel/compile';
 import { evaluateRules } from './cel/evaluate';
-import { defaultCustomObject, hasBlockingError, pruneCustomObject, validateCustomObject } from './custom-object';
+import { defaultCustomObject, hasBlockingError, pruneCustomObject, validateCustomObject, validateCustomObjectStatus } from './custom-object';
 import { defaultCrd, validateCrd } from './validate-crd';
 import { RegexBudget } from '../regex/budget';
 
@@ -54,10 +54,12 @@ function customHooks(type: ResourceType): TypeHooks {
       obj.metadata ??= {};
       return obj;
     },
-    prepare(obj, old, _subresource, env) {
+    prepare(obj, old, subresource, env) {
       // One regular-expression budget for the write: schema patterns and CEL rules together.
       const regexBudget = new RegexBudget();
-      const errors = validateCustomObject(info.schema, obj, old, regexBudget);
+      const errors = subresource === 'status' && info.statusSubresource && old
+        ? validateCustomObjectStatus(info.schema, obj as Record<string, unknown>, old as Record<string, unknown>, regexBudget)
+        : validateCustomObject(info.schema, obj, old, regexBudget);
       if (info.celRules) errors.push(...celErrors(info.celRules, info.crdName, obj, old, errors, env, regexBudget));
       if (info.scale && !errors.length) errors.push(...scalePathErrors(obj, info.scale.specReplicasPath, info.scale.statusReplicasPath));
       if (errors.length) throw new StatusError(invalid(type.group, type.kind, obj.metadata.name ?? '', errors));

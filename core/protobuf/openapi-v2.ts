@@ -3,7 +3,9 @@
 // google.golang.org/protobuf into gnostic-models openapiv2 types. Field numbers from gnostic openapiv2/OpenAPIv2.proto.
 // Covers the subset kube-apiserver's document uses: info, paths (operations, query/path/body parameters, responses)
 // and definitions (Schema with ref, format, description, required, type, items, properties, additionalProperties,
-// allOf and x-* vendor extensions). Anything else throws: the documents are static, so the unit tests catch it.
+// allOf and x-* vendor extensions, and the value validations, default, enum and example of CRD schemas). A key
+// outside that throws (the built-in part is static, so the unit tests catch it; CRD schemas are converted to this
+// subset first, core/crd/openapi.ts).
 
 import { ProtoWriter } from './writer';
 
@@ -94,6 +96,21 @@ function namedSchemas(w: ProtoWriter, m: Record<string, Json>): void {
   for (const [name, s] of Object.entries(m)) w.message(1, (named) => named.string(1, name).message(2, (v) => schema(v, s)));
 }
 
+/** `Any { string yaml = 2 }`: the value as YAML (JSON is a YAML subset). */
+function any(w: ProtoWriter, field: number, v: unknown): void {
+  w.message(field, (a) => a.string(2, `${JSON.stringify(v)}\n`));
+}
+
+function double(w: ProtoWriter, field: number, v: number): void {
+  w.tag(field, 1); // fixed64
+  w.fixed(8, (view) => view.setFloat64(0, v, true));
+}
+
+function int64(w: ProtoWriter, field: number, v: number): void {
+  w.tag(field, 0); // varint
+  w.svarint(v);
+}
+
 function schema(w: ProtoWriter, s: Json): void {
   for (const [key, v] of Object.entries(s)) {
     switch (key) {
@@ -101,7 +118,22 @@ function schema(w: ProtoWriter, s: Json): void {
       case 'format': w.string(2, v); break;
       case 'title': w.string(3, v); break;
       case 'description': w.string(4, v); break;
+      case 'default': any(w, 5, v); break;
+      case 'multipleOf': double(w, 6, v); break;
+      case 'maximum': double(w, 7, v); break;
+      case 'exclusiveMaximum': w.bool(8, v); break;
+      case 'minimum': double(w, 9, v); break;
+      case 'exclusiveMinimum': w.bool(10, v); break;
+      case 'maxLength': int64(w, 11, v); break;
+      case 'minLength': int64(w, 12, v); break;
+      case 'pattern': w.string(13, v); break;
+      case 'maxItems': int64(w, 14, v); break;
+      case 'minItems': int64(w, 15, v); break;
       case 'uniqueItems': w.bool(16, v); break;
+      case 'maxProperties': int64(w, 17, v); break;
+      case 'minProperties': int64(w, 18, v); break;
+      case 'enum': for (const e of v) any(w, 20, e); break;
+      case 'example': any(w, 30, v); break;
       case 'required': w.strings(19, v); break;
       case 'additionalProperties':
         // AdditionalPropertiesItem is a oneof: schema = 1, boolean = 2.

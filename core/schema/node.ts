@@ -62,6 +62,16 @@ export interface SchemaNode {
   goType?: string;
   /** What a plain scalar here accepts without more ado (see leafOf); the walker's fast path. */
   leaf?: Leaf;
+  /** CRD schemas only: allOf/anyOf/oneOf/not, value validations on the same value (core/crd/custom-object.ts). */
+  junctors?: Junctors;
+}
+
+/** The junctors of a structural schema node: each branch validates the node's own value. */
+export interface Junctors {
+  allOf?: SchemaNode[];
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  not?: SchemaNode;
 }
 
 /**
@@ -101,7 +111,7 @@ export function newNode(): SchemaNode {
     minItems: undefined, maxItems: undefined, minProperties: undefined, maxProperties: undefined, pattern: undefined,
     default: undefined, preserveUnknownFields: undefined, embeddedResource: undefined, listType: undefined,
     listMapKeys: undefined, mapType: undefined, patchStrategy: undefined, patchMergeKey: undefined,
-    definition: undefined, goStruct: undefined, goType: undefined, leaf: '',
+    definition: undefined, goStruct: undefined, goType: undefined, leaf: '', junctors: undefined,
   };
 }
 
@@ -122,6 +132,13 @@ export function fromOpenAPIV3(schema: V3): SchemaNode {
   if (ap && typeof ap === 'object') node.additionalProperties = fromOpenAPIV3(ap as V3);
   else if (ap === true) node.additionalProperties = newNode();
   if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items)) node.items = fromOpenAPIV3(schema.items as V3);
+  const junctors: Junctors = {};
+  for (const j of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = schema[j];
+    if (Array.isArray(list) && list.length) junctors[j] = list.filter((b) => b && typeof b === 'object' && !Array.isArray(b)).map((b) => fromOpenAPIV3(b as V3));
+  }
+  if (schema.not && typeof schema.not === 'object' && !Array.isArray(schema.not)) junctors.not = fromOpenAPIV3(schema.not as V3);
+  if (junctors.allOf || junctors.anyOf || junctors.oneOf || junctors.not) node.junctors = junctors;
   node.leaf = leafOf(node);
   return node;
 }

@@ -131,4 +131,25 @@ describe('DaemonSetController', () => {
     await c.sync('ns/agent');
     expect(api.writes('create', 'pods')).toHaveLength(3);
   });
+
+  it('stops at the first refused create, still writes status, and fails the sync so the key backs off', async () => {
+    const api = new FakeApi();
+    const [daemonSets, pods, nodeInf, revisions] = [new FakeInformer(), new FakeInformer(), new FakeInformer(), new FakeInformer()];
+    const c = new DaemonSetController({ api, daemonSets, pods, nodes: nodeInf, revisions, recorder: new FakeRecorder(), clock: new FakeClock() });
+    for (const n of nodes) nodeInf.add(n);
+    daemonSets.add(ds());
+    const create = api.create.bind(api);
+    let tried = 0;
+    api.create = async (r, ns, obj) => {
+      if (r.resource === 'pods') {
+        tried++;
+        throw Object.assign(new Error('exceeded quota'), { code: 403 });
+      }
+      return create(r, ns, obj);
+    };
+    await expect(c.sync('ns/agent')).rejects.toThrow('exceeded quota');
+    expect(tried).toBe(1); // slow start: the first batch is one pod
+    expect(api.writes('update', 'daemonsets')).toHaveLength(1);
+    expect(c.expectations.satisfied('ns/agent')).toBe(true); // nothing left to wait for: the retry may try again
+  });
 });

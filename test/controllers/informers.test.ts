@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FetchFn, KubeObject } from '../../client/types';
-import { InformerFactory, metadataOnly } from '../../controllers/informers';
+import { InformerFactory, metadataOnly, RESYNC_PERIOD_MS, type SharedInformer } from '../../controllers/informers';
+import { RESOURCES } from '../../controllers/api-client';
+import { ReplicaSetController } from '../../controllers/replicaset';
+import { FakeApi, FakeClock, FakeRecorder } from './fakes';
 import { hanging, streamResponse } from '../client/fakes';
 
 const SECRETS = { group: '', version: 'v1', resource: 'secrets', namespaced: true };
@@ -93,5 +96,81 @@ describe('metadata-only informers (kube GC metadata informers)', () => {
     await factory.start();
     expect(() => factory.for(SECRETS)).toThrow(/metadata only/);
     await factory.stop();
+  });
+});
+
+describe('resync (client-go resyncPeriod) as the backstop', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('whole-object informers resync every 5–10 min by default; metadata-only ones (the collector\'s) never', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { fetch } = server([secret('a', '5')], []);
+    const factory = new InformerFactory({ server: 'http://x', token: 't', fetch, random: () => 0.99 });
+    const full = factory.for(CONFIGMAPS);
+    const meta = factory.metadataFor(SECRETS);
+    const updates: string[] = [];
+    full.addHandlers({ update: (o, old) => updates.push(`configmap ${o.metadata.name} same=${o === old}`) });
+    meta.addHandlers({ update: (o) => updates.push(`secret ${o.metadata.name}`) });
+    await factory.start();
+    await vi.advanceTimersByTimeAsync(RESYNC_PERIOD_MS * 1.98);
+    expect(updates).toEqual([]);
+    await vi.advanceTimersByTimeAsync(RESYNC_PERIOD_MS * 0.02);
+    expect(updates).toEqual(['configmap a same=true']);
+    expect(factory.resyncs()).toEqual({ '/configmaps': 1, '/secrets': 0 });
+    await factory.stop();
+  });
+
+  it('a ReplicaSet controller that missed a pod deletion creates the missing pod on the next resync', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const rs: KubeObject = {
+      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'ns', uid: 'rs-uid', resourceVersion: '3', generation: 1 },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+      status: { replicas: 2, fullyLabeledReplicas: 2, readyReplicas: 0, availableReplicas: 0, observedGeneration: 1 },
+    };
+    const pod = (name: string, rv: string): KubeObject => ({
+      apiVersion: 'v1', kind: 'Pod', spec: {}, status: { phase: 'Pending' },
+      metadata: { name, namespace: 'ns', uid: `${name}-uid`, resourceVersion: rv, labels: { app: 'web' },
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs-uid', controller: true }] },
+    });
+    const watched = new Set<string>();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const fetch: FetchFn = async (input, init) => {
+      const url = new URL(input);
+      const pods = url.pathname.endsWith('/pods');
+      if (url.searchParams.get('watch')) {
+        if (!pods || watched.has(url.pathname)) return hanging(init);
+        watched.add(url.pathname);
+        await gate; // the deletion comes after the controller's first sync
+        return streamResponse([`${JSON.stringify({ type: 'DELETED', object: pod('a', '5') })}\n`]);
+      }
+      return new Response(JSON.stringify({ metadata: { resourceVersion: '4' }, items: pods ? [pod('a', '1'), pod('b', '2')] : [rs] }));
+    };
+    const factory = new InformerFactory({ server: 'http://x', token: 't', fetch, resyncPeriodMs: 60_000, random: () => 0 });
+    const pods = factory.for(RESOURCES.pods);
+    // The failpoint informer.drop-event: the controller's view of pods loses the first deletion on its way.
+    let dropped = 0;
+    const lossy: SharedInformer = {
+      get: (k) => pods.get(k), list: () => pods.list(), byNamespace: (ns) => pods.byNamespace(ns), hasSynced: () => pods.hasSynced(),
+      addHandlers: (h) => pods.addHandlers({ ...h, delete: (o) => (dropped++ === 0 ? undefined : h.delete?.(o)) }),
+    };
+    const api = new FakeApi();
+    const controller = new ReplicaSetController({ api, replicaSets: factory.for(RESOURCES.replicasets), pods: lossy, clock: new FakeClock(), recorder: new FakeRecorder() });
+    await factory.start();
+    const workers = controller.run(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(api.writes('create', 'pods')).toEqual([]); // two pods for two replicas
+    release();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(pods.list().map((p) => p.metadata.name)).toEqual(['b']); // the cache saw the deletion
+    expect(dropped).toBe(1);
+    expect(api.writes('create', 'pods')).toEqual([]); // the controller did not
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(api.writes('create', 'pods')).toHaveLength(1); // the resync brought the ReplicaSet back to its loop
+    controller.queue.shutDown();
+    await factory.stop();
+    await Promise.all(workers);
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../client/types';
 import { RESOURCES } from '../../controllers/api-client';
-import { calculateRsStatus, podFromTemplate, podsToDelete, replicaDiff, ReplicaSetController, slowStartBatches } from '../../controllers/replicaset';
+import { BURST_REPLICAS, calculateRsStatus, MAX_BATCH, podFromTemplate, podsToDelete, replicaDiff, ReplicaSetController, slowStartBatches } from '../../controllers/replicaset';
+import { ApiError } from '../../client/types';
+import { CONTROLLER_CLIENT_BURST, CONTROLLER_CLIENT_QPS } from '../../controllers/client-throttle';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder, uid } from './fakes';
 
 function replicaSet(replicas: number): KubeObject {
@@ -33,14 +35,16 @@ describe('replicaset diff logic', () => {
   it('creates or deletes the difference, capped by burstReplicas', () => {
     expect(replicaDiff(1, 3)).toBe(2);
     expect(replicaDiff(5, 2)).toBe(-3);
-    expect(replicaDiff(0, 1000)).toBe(500);
-    expect(replicaDiff(1000, 0)).toBe(-500);
+    expect(replicaDiff(0, 1000)).toBe(BURST_REPLICAS);
+    expect(replicaDiff(1000, 0)).toBe(-BURST_REPLICAS);
+    expect(replicaDiff(0, 2147483647)).toBe(BURST_REPLICAS);
   });
 
   it('creates in slow-start batches 1, 2, 4, ...', () => {
     expect(slowStartBatches(3)).toEqual([1, 2]);
     expect(slowStartBatches(10)).toEqual([1, 2, 4, 3]);
     expect(slowStartBatches(0)).toEqual([]);
+    expect(slowStartBatches(40, 1, 16)).toEqual([1, 2, 4, 8, 16, 9]);
   });
 
   it('deletes unassigned, then pending, then not-ready, then newer pods first', () => {
@@ -75,13 +79,13 @@ describe('replicaset diff logic', () => {
   });
 });
 
-function setup(replicas: number) {
+function setup(replicas: number, clientRateLimit?: false) {
   const clock = new FakeClock();
   const api = new FakeApi();
   const rsInformer = new FakeInformer();
   const pods = new FakeInformer();
   const recorder = new FakeRecorder();
-  const c = new ReplicaSetController({ api, replicaSets: rsInformer, pods, recorder, clock });
+  const c = new ReplicaSetController({ api, replicaSets: rsInformer, pods, recorder, clock, clientRateLimit });
   const rs = replicaSet(replicas);
   api.put(RESOURCES.replicasets, rs);
   rsInformer.add(rs);
@@ -162,6 +166,84 @@ describe('ReplicaSetController.sync', () => {
     // The adopted orphan is its one replica: nothing created, nothing deleted.
     expect(api.writes('create', 'pods')).toHaveLength(0);
     expect(api.writes('delete', 'pods')).toHaveLength(0);
+  });
+
+  it('creates a big ReplicaSet BURST_REPLICAS per sync, at most MAX_BATCH requests at a time', async () => {
+    const { api, c } = setup(1500, false);
+    const create = api.create.bind(api);
+    let inFlight = 0;
+    let peak = 0;
+    api.create = async (r, ns, obj) => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((res) => setTimeout(res, 0));
+      inFlight--;
+      return create(r, ns, obj);
+    };
+    await c.sync('ns/web-abc');
+    expect(api.writes('create', 'pods')).toHaveLength(BURST_REPLICAS);
+    expect(peak).toBe(MAX_BATCH);
+    await c.sync('ns/web-abc'); // the informer has not shown them: no second burst yet
+    expect(api.writes('create', 'pods')).toHaveLength(BURST_REPLICAS);
+  });
+
+  it('spends its client\'s tokens: 30 requests at once, then 20 a second', async () => {
+    const { api, c, clock } = setup(100);
+    const created: number[] = [];
+    const create = api.create.bind(api);
+    api.create = async (r, ns, obj) => {
+      created.push(clock.now());
+      return create(r, ns, obj);
+    };
+    let done = false;
+    const sync = c.sync('ns/web-abc').finally(() => { done = true; });
+    for (let i = 0; i < 1000 && !done; i++) {
+      await new Promise((res) => setTimeout(res, 0));
+      clock.advance(10);
+    }
+    await sync;
+    expect(created).toHaveLength(BURST_REPLICAS);
+    const t0 = created[0]!;
+    expect(created.filter((t) => t === t0)).toHaveLength(CONTROLLER_CLIENT_BURST);
+    // The rest at 20 a second: the last of 100 about 70 / 20 s after the first.
+    expect(created.at(-1)! - t0).toBeGreaterThanOrEqual(((BURST_REPLICAS - CONTROLLER_CLIENT_BURST) / CONTROLLER_CLIENT_QPS) * 1000 - 10);
+    expect(created.at(-1)! - t0).toBeLessThanOrEqual(((BURST_REPLICAS - CONTROLLER_CLIENT_BURST) / CONTROLLER_CLIENT_QPS) * 1000 + 100);
+  });
+
+  it('backs off a ReplicaSet whose creates are refused: one attempt per retry, exponentially spaced', async () => {
+    const { api, c, clock } = setup(1500);
+    const attempts: number[] = [];
+    api.create = async () => {
+      attempts.push(clock.now());
+      throw new ApiError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'pods "web-abc-x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=10, limited: pods=10' });
+    };
+    const workers = c.run(1);
+    const settle = async () => { for (let i = 0; i < 10; i++) await new Promise((res) => setTimeout(res, 0)); }; // the queue yields a macrotask per key
+    await settle(); // the key was queued when the informer showed the ReplicaSet
+    for (let i = 0; i < 6; i++) {
+      clock.advance(5 * 2 ** i);
+      await settle();
+    }
+    const t0 = attempts[0]!;
+    // The work queue's per-key backoff (5 ms doubling), and slow start: each sync tries a single create.
+    expect(attempts.map((t) => t - t0)).toEqual([0, 5, 15, 35, 75, 155, 315]);
+    c.queue.shutDown();
+    await Promise.all(workers);
+  });
+
+  it('adopts a namespace full of orphans BURST_REPLICAS per sync, rechecking the ReplicaSet once, and manages nothing meanwhile', async () => {
+    const { api, c, pods } = setup(10, false);
+    for (let i = 0; i < BURST_REPLICAS + 50; i++) {
+      const p = pod(`orphan-${i}`, { owner: null });
+      api.put(RESOURCES.pods, p);
+      pods.add(p);
+    }
+    c.queue.get().then((k) => c.queue.done(k!)); // take the key the informer queued
+    await c.sync('ns/web-abc');
+    expect(api.writes('patch', 'pods')).toHaveLength(BURST_REPLICAS);
+    expect(api.calls.filter((x) => x.verb === 'get')).toHaveLength(1);
+    expect(api.writes('create', 'pods')).toHaveLength(0);
+    expect(api.writes('delete', 'pods')).toHaveLength(0);
+    expect(c.queue.len()).toBe(1); // back for the rest, behind the other keys
   });
 
   it('forgets the expectations of a deleted ReplicaSet', async () => {

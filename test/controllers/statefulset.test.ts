@@ -4,6 +4,7 @@ import { RESOURCES } from '../../controllers/api-client';
 import { ensureUpdateRevision, revisionData, templateOf, truncateHistory } from '../../controllers/controller-history';
 import { MAX_STATEFUL_CREATES_PER_SYNC, planStatefulSet, podForOrdinal, revisionForOrdinal, stsStatusOf } from '../../controllers/statefulset-plan';
 import { StatefulSetController } from '../../controllers/statefulset';
+import { MAX_BATCH } from '../../controllers/replicaset';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder } from './fakes';
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -148,5 +149,25 @@ describe('StatefulSetController', () => {
     const status = (api.writes('update', 'statefulsets')[0].body as any).status;
     expect(status).toEqual({ observedGeneration: 1, replicas: 1, currentReplicas: 1, updatedReplicas: 1, currentRevision: rev, updateRevision: rev, collisionCount: 0, availableReplicas: 0 });
     expect(api.objects.has(`${RESOURCES.pods.resource}/ns/web-0`)).toBe(true);
+  });
+
+  it('Parallel: creates a bounded slow-start burst per sync; a refused create still writes status, then fails the sync', async () => {
+    const api = new FakeApi();
+    const [sets, pods, revisions] = [new FakeInformer(), new FakeInformer(), new FakeInformer()];
+    const recorder = new FakeRecorder();
+    const c = new StatefulSetController({ api, sets, pods, revisions, recorder, clock: new FakeClock() });
+    sets.add(set({ podManagementPolicy: 'Parallel', replicas: 2147483647 }));
+    const create = api.create.bind(api);
+    let n = 0;
+    api.create = async (r, ns, obj) => {
+      if (r.resource === 'pods' && ++n > 7) throw Object.assign(new Error('exceeded quota'), { code: 403 });
+      return create(r, ns, obj);
+    };
+    await expect(c.sync('ns/web')).rejects.toThrow('exceeded quota');
+    // Batches 1, 2 and 4 are created; the next (MAX_BATCH, 4) is refused and is the last tried.
+    expect(n).toBe(7 + MAX_BATCH);
+    expect(api.writes('create', 'pods')).toHaveLength(7);
+    expect(recorder.events.filter((e) => e.reason === 'FailedCreate')).toHaveLength(MAX_BATCH);
+    expect((api.writes('update', 'statefulsets').at(-1)!.body as any).status).toMatchObject({ replicas: 7 });
   });
 });

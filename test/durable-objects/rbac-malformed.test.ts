@@ -3,31 +3,17 @@
 // admin's keep working, the authorizer counts it in /metrics, and the admin can delete it.
 import { describe, expect, it } from 'vitest';
 import { env, exports } from 'cloudflare:workers';
-import { runInDurableObject } from 'cloudflare:test';
 import { api, TOKEN } from './api';
 
 const CRB = 'rbac.authorization.k8s.io/clusterrolebindings';
 const SHARD = 'authz:0'; // AUTHZ_SHARDS is unset: one shard
 
-/** Commits `object` under `key` as the store's write path would, but without executeWrite (no validation). */
-async function plant(groupResource: string, key: string, object: Record<string, any>): Promise<number> {
+/** Commits `object` as it is (no admission, defaulting or validation) through the store's commit path. */
+async function plant(groupResource: string, object: Record<string, any>): Promise<number> {
   const stub = env.STORE.get(env.STORE.idFromName(groupResource));
-  await stub.currentRevision(groupResource); // loaded, with its watch cache and replication
-  // The store's private write path, reached through the instance (typed loosely on purpose).
-  const inObject = runInDurableObject as unknown as (stub: unknown, fn: (instance: any) => number) => Promise<number>;
-  return inObject(stub, (instance) => {
-    const now = Date.now();
-    const revision = instance.cache.revision + 1;
-    object.metadata.resourceVersion = String(revision);
-    const row = { revision, type: 'ADDED', key, value: JSON.stringify(object), prev_value: null };
-    instance.ctx.storage.transactionSync(() => {
-      instance.log.append(row, now);
-      instance.log.setMeta('revision', revision);
-    });
-    instance.cache.apply(instance.cache.event(row, now, object, undefined));
-    instance.replication.push([row], instance.cache.revision);
-    return revision;
-  });
+  const planted = await stub.rawWrite(groupResource, object as never);
+  if (!planted.ok) throw new Error(`plant failed: ${planted.status.message}`);
+  return planted.value.revision!;
 }
 
 async function malformedGauge(): Promise<number> {
@@ -51,7 +37,7 @@ describe('a malformed ClusterRoleBinding in the store', () => {
     expect((await api('GET', '/api/v1/namespaces/default/configmaps', undefined, robot)).status).toBe(200);
     expect(await malformedGauge()).toBe(0);
 
-    const revision = await plant(CRB, 'bad', {
+    const revision = await plant(CRB, {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'bad', uid: 'u-bad', creationTimestamp: '2026-01-01T00:00:00Z' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
       subjects: { kind: 'ServiceAccount', name: 'robot', namespace: 'default' },

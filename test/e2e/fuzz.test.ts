@@ -7,10 +7,10 @@
 // (default fixed; fast-check prints the failing batch's seed and the case's path). `npm run fuzz` runs the long mode
 // (2,000 cases, a random seed).
 import fc from 'fast-check';
-import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startTestGateway, stopTestGateway, type Running } from './fixtures';
-import { httpWatch, wsWatch, type OpenWatch, type WatchEventMsg } from './watch-streams';
+import { httpWatch, wsWatch, type OpenWatch } from './watch-streams';
+import { answerProblem, assertInBatches, expectWatchersConsistent, slimWatchLogs, type Watched } from './fuzz-harness';
 import { FUZZ_NS, fuzzRequest, type FuzzRequest } from '../fuzz/requests';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
@@ -23,8 +23,8 @@ const PROBE_NS = 'probe';
 const CASE_TIMEOUT_MS = 20_000;
 
 let r: Running;
-let watches: OpenWatch[] = [];
-const watchStartRvs: number[] = [];
+const watched: Watched[] = [];
+const watches: OpenWatch[] = [];
 let probeBaselineMs = 0;
 let probeRv = '';
 let clusterSnapshot = '';
@@ -104,9 +104,10 @@ beforeAll(async () => {
   for (const [path, transport] of [['/api/v1/configmaps', 'http'], ['/api/v1/pods', 'ws'], ['/api/v1/secrets', 'http'],
     ['/apis/apps/v1/deployments', 'ws'], [`${rbac}/rolebindings`, 'http']] as const) {
     const rv = (await http(r, 'GET', path)).json.metadata.resourceVersion;
-    watchStartRvs.push(Number(rv));
     const url = `${path}?watch=true&resourceVersion=${rv}`;
-    watches.push(transport === 'http' ? await httpWatch(r, url) : await wsWatch(r, url));
+    const watch = transport === 'http' ? await httpWatch(r, url) : await wsWatch(r, url);
+    watches.push(watch);
+    watched.push({ path, startRv: Number(rv), watch });
   }
   const samples: number[] = [];
   for (let i = 0; i < 20; i++) {
@@ -128,80 +129,21 @@ describe(`fuzzing the front door (${RUNS} cases, seed ${SEED})`, () => {
     // "Normal latency" for the probe: a generous multiple of its own median on this machine, so only a stall
     // (seconds of blocked store or authorizer) fails, not scheduling noise.
     const probeBoundMs = Math.max(1500, 25 * probeBaselineMs);
-    // Batches of at most BATCH cases, each its own fast-check run seeded SEED + batch number (the seed printed on a
-    // failure reproduces that batch): a long run holds no more generated values at once than a short one.
     const property = fc.asyncProperty(fuzzRequest, async (req) => {
       const [res, p] = await Promise.all([send(req), probe().catch((e) => ({ ok: false, ms: NaN, detail: `transport failure: ${String((e as { cause?: unknown }).cause ?? e)}` }))]);
-      slimWatchLogs();
+      slimWatchLogs(watches);
       const what = describeCase(req);
-      if (res.status >= 500) throw new Error(`${res.status} for ${what}: ${res.text.slice(0, 500)}`);
-      if (res.status >= 400) {
-        let status: any;
-        try {
-          // A Status in the encoding the client asked for: YAML when it prefers YAML, as kube answers.
-          status = res.contentType.startsWith('application/yaml') ? parseYaml(res.text) : JSON.parse(res.text);
-        } catch {
-          throw new Error(`non-Status ${res.status} body for ${what}: ${res.text.slice(0, 200)}`);
-        }
-        if (status?.kind !== 'Status' || status.code !== res.status) throw new Error(`bad Status for ${what}: ${res.text.slice(0, 300)}`);
-      }
+      const problem = answerProblem(res.status, res.text, res.contentType, what);
+      if (problem) throw new Error(problem);
       if (!p.ok) throw new Error(`probe failed during ${what}: ${p.detail}`);
       if (p.ms > probeBoundMs) throw new Error(`probe took ${p.ms.toFixed(0)} ms (bound ${probeBoundMs.toFixed(0)} ms) during ${what}`);
     });
-    for (let done = 0, batch = 0; done < RUNS; done += BATCH, batch++) {
-      await fc.assert(property, {
-        numRuns: Math.min(BATCH, RUNS - done), seed: SEED + batch, endOnFailure: process.env.FUZZ_SHRINK !== '1',
-        // The property's own error describes the case compactly; fast-check's default report would print the whole
-        // counterexample, which can be tens of megabytes (more than a string can hold).
-        asyncReporter: async (run) => {
-          if (!run.failed) return;
-          const cause = run.errorInstance instanceof Error ? run.errorInstance.message : String(run.errorInstance);
-          throw new Error(`fuzz case failed (seed ${run.seed}, path "${run.counterexamplePath}", after ${run.numRuns} cases): ${cause.slice(0, 2000)}`);
-        },
-      });
-    }
+    await assertInBatches(property, { runs: RUNS, seed: SEED, batch: BATCH });
   }, LONG ? 3_600_000 : 600_000);
 
   it('kept every watcher complete and ordered, and changed nothing outside the fuzzed namespace', async () => {
     expect(await outside()).toBe(clusterSnapshot);
     expect((await http(r, 'GET', '/healthz')).status).toBe(200);
-    const paths = ['/api/v1/configmaps', '/api/v1/pods', '/api/v1/secrets', '/apis/apps/v1/deployments', `${rbac}/rolebindings`];
-    for (let i = 0; i < watches.length; i++) {
-      const list = await http(r, 'GET', paths[i]!);
-      const rv = Number(list.json.metadata.resourceVersion);
-      const log = watches[i]!.log;
-      await log.until((evs) => rv <= Math.max(watchStartRvs[i]!, lastRv(evs)), `${paths[i]} watcher to reach ${rv}`, 30_000);
-      expect(log.events.filter((e) => e.type === 'ERROR'), `${paths[i]}: error events`).toEqual([]);
-      const rvs = log.events.map((e) => Number(e.object.metadata.resourceVersion));
-      expect(rvs.every((v, j) => j === 0 || v > rvs[j - 1]!), `${paths[i]}: events out of order`).toBe(true);
-      // Replaying the stream over the state at the watch's start gives exactly today's list.
-      const replayed = new Map<string, string>();
-      for (const e of log.events) {
-        const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
-        if (e.type === 'DELETED') replayed.delete(key);
-        else replayed.set(key, e.object.metadata.resourceVersion);
-      }
-      const fuzzed = list.json.items.filter((o: any) => o.metadata.namespace === FUZZ_NS);
-      const expected = new Map<string, string>(fuzzed.map((o: any) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]));
-      const replayedFuzz = new Map([...replayed].filter(([k]) => k.startsWith(`${FUZZ_NS}/`) && !k.endsWith('/mallory-admin')));
-      for (const k of [...expected.keys()]) if (k.endsWith('/mallory-admin')) expected.delete(k);
-      expect(Object.fromEntries(replayedFuzz), `${paths[i]}: watcher state differs from the list`).toEqual(Object.fromEntries(expected));
-    }
+    await expectWatchersConsistent(r, watched, (k) => k.startsWith(`${FUZZ_NS}/`) && !k.endsWith('/mallory-admin'));
   }, 120_000);
 });
-
-/** Keeps only what the final checks read of each received event, so thousands of cases of multi-MB objects do not
- * pile up in this process's memory. */
-function slimWatchLogs(): void {
-  for (const w of watches) {
-    const evs = w.log.events;
-    for (let i = evs.length - 1; i >= 0 && !(evs[i] as { slim?: boolean }).slim; i--) {
-      const m = evs[i]!.object?.metadata ?? {};
-      evs[i] = { type: evs[i]!.type, object: { metadata: { name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion } }, slim: true } as WatchEventMsg;
-    }
-  }
-}
-
-function lastRv(events: WatchEventMsg[]): number {
-  return Number(events.at(-1)?.object?.metadata?.resourceVersion ?? 0);
-}

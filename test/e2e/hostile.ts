@@ -84,8 +84,13 @@ export function workerdStats(): ProcessStats {
     const comm = stat.slice(stat.indexOf('(') + 1, close);
     const fields = stat.slice(close + 2).split(' ');
     if (comm !== 'workerd' || Number(fields[1]) !== process.pid) continue;
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${entry}/status`, 'utf8');
+    } catch {
+      continue; // the process ended meanwhile
+    }
     cpuMs += (Number(fields[11]) + Number(fields[12])) * tick;
-    const status = readFileSync(`/proc/${entry}/status`, 'utf8');
     rssBytes += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
   }
   return { rssBytes, cpuMs };
@@ -105,6 +110,9 @@ export interface VictimReport {
  * loop. `baseline()` measures its median first; `during(attack)` probes continuously while `attack` runs and
  * reports every probe that failed or took longer than the bound.
  */
+/** The victim's pace: one round (three requests as the tenant, one /readyz) per this many milliseconds at most. */
+const PROBE_EVERY_MS = 50;
+
 export class Victim {
   private baselineMs = 0;
   private sentinelRv = '';
@@ -125,7 +133,9 @@ export class Victim {
   async probe(): Promise<number> {
     const ns = this.tenant.namespace;
     // A probe waits at most a little beyond the bound, so a frozen gateway fails the test instead of hanging it.
-    const limit = this.baselineMs ? this.boundMs + 1000 : 30_000;
+    // Whole milliseconds: AbortSignal.timeout throws on a fraction (a median above 60 ms makes 25× of it one), and
+    // a probe that throws before any I/O would leave the probing loop spinning in microtasks.
+    const limit = this.baselineMs ? Math.ceil(this.boundMs) + 1000 : 30_000;
     const steps: [string, () => Promise<Reply>, (s: Reply) => boolean][] = [
       ['read', () => as(this.r, this.tenant, 'GET', `/api/v1/namespaces/${ns}/configmaps/sentinel`, undefined, {}, limit), (s) => s.status === 200 && s.json?.metadata?.resourceVersion === this.sentinelRv],
       ['create', () => as(this.r, this.tenant, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `probe-${this.seq}` } }, {}, limit), (s) => s.status === 201],
@@ -180,6 +190,9 @@ export class Victim {
     let peakRss = before.rssBytes;
     const prober = (async () => {
       while (!stop) {
+        // A round at most every PROBE_EVERY_MS: an ordinary client, well inside the per-user rate limit (200/s by
+        // default) however fast the gateway answers — on a quiet machine an unpaced loop reached it and got 429s.
+        const roundStart = performance.now();
         try {
           const ms = await this.probe();
           latencies.push(ms);
@@ -188,6 +201,8 @@ export class Victim {
           fail((e as Error).message);
         }
         peakRss = Math.max(peakRss, workerdStats().rssBytes);
+        const rest = PROBE_EVERY_MS - (performance.now() - roundStart);
+        if (rest > 0 && !stop) await new Promise((res) => setTimeout(res, rest));
       }
     })();
     let result: T;

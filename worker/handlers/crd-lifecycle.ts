@@ -7,12 +7,11 @@
 import { CLEANUP_FINALIZER, CRD_GROUP_RESOURCE, type Crd } from '../../core/crd/crd-object';
 import { setCondition } from '../../core/crd/crd-status';
 import { typesFromCrd } from '../../core/crd/crd-types';
-import { syncCustomTypes } from '../../core/crd/registry-sync';
 import { parseSelectors } from '../../core/list/options';
 import { groupResource, lookupGroupResource } from '../../core/registry';
 import type { Result } from '../../core/status';
-import type { StoreReply } from '../../durable-objects/resource-store';
-import { crdSource, CRD_MAX_AGE_MS, forwardedCrdRevision } from '../../durable-objects/crd-source';
+import type { StoreReply } from '../../contract/rpc';
+import { crdSource, CRD_MAX_AGE_MS, forwardedCrdRevision, syncCustomTypes } from '../../contract/crd-types';
 import type { Bindings } from '../env';
 import { storeFor } from '../stores';
 import { deletePages } from './delete-collection';

@@ -7,7 +7,7 @@
 import { groupResource, type ResourceType } from '../../core/registry';
 import { statusResponse, type Result } from '../../core/status';
 import type { WriteRequest } from '../../core/writes';
-import type { StoreReply, WriteOptions } from '../../durable-objects/resource-store';
+import type { StoreReply, WriteOptions } from '../../contract/rpc';
 import type { Bindings } from '../env';
 import { storeFor } from '../stores';
 

@@ -4,10 +4,10 @@
 import { allStoredTypes, groupResource, lookupGroupResource, type ResourceType } from '../../core/registry';
 import { forbidden, notFound, StatusError, type Result } from '../../core/status';
 import { namespaceTerminating } from '../../core/namespaces/terminating';
-import type { StoreReply } from '../../durable-objects/resource-store';
+import type { StoreReply } from '../../contract/rpc';
 import type { Bindings } from '../env';
 import { storeFor } from '../stores';
-import { forwardedCrdRevision } from '../../durable-objects/crd-source';
+import { forwardedCrdRevision } from '../../contract/crd-types';
 import type { Settings } from '../../core/settings';
 
 const NAMESPACES = lookupGroupResource('core/namespaces')!;

@@ -14,7 +14,7 @@ import { applyPatch } from '../../core/patch/apply-patch';
 import { decodePatchBody, patchTypeOf } from '../../core/patch/patch-body';
 import { isApplyPatch } from '../../core/apply/apply-body';
 import { HPA_V1, hpaFromV1, hpaToV1, replyToHpaV1 } from '../../core/autoscaling/hpa-v1';
-import type { StoreReply } from '../../durable-objects/resource-store';
+import type { StoreReply } from '../../contract/rpc';
 import type { AppEnv } from '../env';
 import { storeFor } from '../stores';
 

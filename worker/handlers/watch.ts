@@ -7,9 +7,8 @@ import type { Context } from 'hono';
 import type { ResourceRequest } from '../../core/request-info';
 import type { ResourceType } from '../../core/registry';
 import { apiVersionOf, groupResource } from '../../core/registry';
-import { WATCH_HEADERS } from '../../core/watch/headers';
+import { API_VERSION_HEADER, CRD_REVISION_HEADER, WATCH_HEADERS } from '../../contract/headers';
 import { needsConversion } from '../../core/crd/versions';
-import { API_VERSION_HEADER } from '../../durable-objects/version-sink';
 import type { AppEnv } from '../env';
 import { isPrivileged } from '../../core/rbac/authorize';
 import { storeFor } from '../stores';
@@ -17,7 +16,7 @@ import { negotiateWatch } from '../negotiation';
 import { BEARER_PROTOCOL_PREFIX } from '../auth';
 import { clientKey, mayChooseReplica, replicaFor } from '../replicas';
 import { isSystemWatcher } from '../../core/watch/quota';
-import { CRD_REVISION_HEADER, forwardedCrdRevision } from '../../durable-objects/crd-source';
+import { forwardedCrdRevision } from '../../contract/crd-types';
 
 // The handshake headers a WebSocket upgrade needs to reach the store intact.
 const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions'];

@@ -9,10 +9,9 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { collectStats } from '../cluster-stats';
 import { defaultLocation, replicaLocations } from '../replicas';
+import { parseReplicaName } from '../../contract/names';
 
 export const consoleApi = new Hono<AppEnv>();
-
-const REPLICA_NAME = /@([^#@]+)#(\d+)$/;
 
 interface CfInfo {
   colo?: string;
@@ -51,10 +50,12 @@ consoleApi.get('/_edgeplane/topology', async (c) => {
         deliveries: stats.deliveries, slowClosed: stats.slowClosed, expired: stats.expired, subscriptions: stats.subscriptions,
       },
       // Subscribers are watch-cache replicas (`<type>@<location>#<n>`) and, for the RBAC types, authorizer shards.
-      replicas: replicas.filter((r) => REPLICA_NAME.test(r.name)).map((r) => {
-        const [, location = '', index = '0'] = REPLICA_NAME.exec(r.name) ?? [];
+      replicas: replicas.flatMap((r) => {
+        const parsed = parseReplicaName(r.name);
+        if (!parsed) return [];
+        const { location, index } = parsed;
         return {
-          name: r.name, location, index: Number(index), revision: r.revision, storeRevision: r.storeRevision, lag: r.lag,
+          name: r.name, location, index, revision: r.revision, storeRevision: r.storeRevision, lag: r.lag,
           watchers: r.watchers, deliveries: r.deliveries, eventsReceived: r.eventsReceived, slowClosed: r.slowClosed, expired: r.expired,
         };
       }),

@@ -5,13 +5,11 @@
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
-import type { StoreStats } from '../../durable-objects/resource-store';
-import type { ReplicaStats } from '../../durable-objects/watch-replica';
+import type { AuthorizerStats, ReplicaStats, StoreStats } from '../../contract/rpc';
+import { controllerManagerStub } from '../../contract/names';
 import { collectStats } from '../cluster-stats';
 import { allAuthorizers } from '../authz';
-import type { AuthorizerStats } from '../../durable-objects/authorizer';
 import type { QueueStats } from '../../controllers/workqueue';
-import { CONTROLLER_MANAGER_NAME } from '../../durable-objects/controller-manager';
 import { auditBuffer } from '../audit-sink';
 
 export const metrics = new Hono<AppEnv>();
@@ -88,9 +86,9 @@ metrics.get('/metrics', async (c) => {
   emit(REPLICA_SERIES, stores.flatMap((s) => s.replicas.map((r) => ({ labels: `resource="${s.gr}",replica="${r.name}"`, stats: r }))));
   const shards = await Promise.all(allAuthorizers(c.env, c.get('settings')).map(async (a) => ({ labels: `shard="${a.name}"`, stats: await a.stub.stats(a.name) })));
   emit(AUTHORIZER_SERIES, shards);
-  if (c.get('settings').controllers && c.env.CONTROLLER_MANAGER) {
-    const ns = c.env.CONTROLLER_MANAGER;
-    const manager = await ns.get(ns.idFromName(CONTROLLER_MANAGER_NAME)).stats().catch(() => undefined);
+  const stub = controllerManagerStub(c.env);
+  if (c.get('settings').controllers && stub) {
+    const manager = await stub.stats().catch(() => undefined);
     emit(QUEUE_SERIES, Object.entries(manager?.loops ?? {}).map(([name, stats]) => ({ labels: `name="${name}"`, stats })));
   }
   // This isolate's audit log (worker/audit-sink.ts): what was written, and what was dropped rather than wait.

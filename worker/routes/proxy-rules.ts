@@ -5,15 +5,15 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { notFound, statusResponse } from '../../core/status';
-import { CONTROLLER_MANAGER_NAME } from '../../durable-objects/controller-manager';
+import { controllerManagerStub } from '../../contract/names';
 
 export const proxyRules = new Hono<AppEnv>();
 
 proxyRules.get('/_edgeplane/nodes/:node/proxy-rules', async (c) => {
   const node = c.req.param('node');
-  const ns = c.env.CONTROLLER_MANAGER;
-  if (!c.get('settings').controllers || !ns) return statusResponse(notFound({ group: '', resource: 'nodes' }, node));
-  const rules = await ns.get(ns.idFromName(CONTROLLER_MANAGER_NAME)).proxyRules(node);
+  const manager = controllerManagerStub(c.env);
+  if (!c.get('settings').controllers || !manager) return statusResponse(notFound({ group: '', resource: 'nodes' }, node));
+  const rules = await manager.proxyRules(node);
   if (!rules) return statusResponse(notFound({ group: '', resource: 'nodes' }, node));
   return c.json(rules);
 });

@@ -8,6 +8,7 @@ import { lookupGroupResource } from '../../core/registry';
 import { badRequest, statusResponse, unknownResource } from '../../core/status';
 import { reply } from '../handlers/resource';
 import { storeFor } from '../stores';
+import { replicaStub } from '../../contract/names';
 
 export const testHooks = new Hono<AppEnv>();
 
@@ -24,7 +25,7 @@ testHooks.post('/debug/stores/:group/:resource/abort', async (c) => {
 });
 
 testHooks.post('/debug/replicas/:name/:action{abort|pause|resume}', async (c) => {
-  const stub = c.env.REPLICA.get(c.env.REPLICA.idFromName(c.req.param('name')));
+  const stub = replicaStub(c.env, c.req.param('name'));
   const action = c.req.param('action');
   if (action === 'abort') await stub.abort().catch(() => undefined);
   else await stub.setPaused(action === 'pause');

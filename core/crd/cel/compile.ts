@@ -112,8 +112,15 @@ function invalidRule(field: string, goValue: string, detail: string): FieldCause
   return { reason: 'FieldValueInvalid', message: `Invalid value: ${goValue}: ${detail}`, field };
 }
 
-/** Walks a parsed expression: identifiers used and functions called. */
-function scan(ast: unknown): { ids: Set<string>; functions: Set<string> } {
+// Identifiers that name a function namespace, not a variable (`strings.quote(x)` parses as a call on `strings`).
+const NAMESPACES = new Set(['strings', 'sets', 'optional', 'format', 'ip', 'math', 'base64', 'cel']);
+
+/**
+ * Walks a parsed expression, every node however deep (under unary operators, in macros, ternaries,
+ * indexes, list and map literals): the identifiers used and the functions called, namespaced ones as
+ * `sets.contains`.
+ */
+export function scan(ast: unknown): { ids: Set<string>; functions: Set<string> } {
   const ids = new Set<string>();
   const functions = new Set<string>();
   const stack: unknown[] = [ast];
@@ -124,19 +131,20 @@ function scan(ast: unknown): { ids: Set<string>; functions: Set<string> } {
       continue;
     }
     if (!n || typeof n !== 'object') continue;
-    const { op, args } = n as { op?: string; args?: unknown };
-    if (op === 'id' && typeof args === 'string') ids.add(args);
-    if ((op === 'call' || op === 'rcall') && Array.isArray(args) && typeof args[0] === 'string') {
-      // `strings.quote(x)` parses as a call on the identifier `strings`.
-      const recv = op === 'rcall' ? (args[1] as { op?: string; args?: unknown }) : undefined;
-      const name = recv?.op === 'id' && (recv.args === 'strings' || recv.args === 'sets' || recv.args === 'optional') ? `${recv.args}.${args[0]}` : args[0];
-      functions.add(name);
-      if (recv?.op === 'id' && (recv.args === 'strings' || recv.args === 'sets' || recv.args === 'optional')) {
-        for (const x of args.slice(2)) stack.push(x);
-        continue;
-      }
+    const { op, args } = n as { op?: unknown; args?: unknown };
+    if (typeof op !== 'string' || op === 'value') continue;
+    if (op === 'id') {
+      if (typeof args === 'string') ids.add(args);
+      continue;
     }
-    if (args && typeof args === 'object') stack.push(Array.isArray(args) ? args : Object.values(args));
+    if ((op === 'call' || op === 'rcall') && Array.isArray(args) && typeof args[0] === 'string') {
+      const recv = op === 'rcall' ? (args[1] as { op?: unknown; args?: unknown } | undefined) : undefined;
+      const ns = recv?.op === 'id' && typeof recv.args === 'string' && NAMESPACES.has(recv.args) ? recv.args : undefined;
+      functions.add(ns ? `${ns}.${args[0]}` : args[0]);
+      stack.push(args.slice(ns ? 2 : 1));
+      continue;
+    }
+    stack.push(args);
   }
   return { ids, functions };
 }

@@ -95,11 +95,21 @@ function ruleText(r: CompiledRule): string {
   return r.source.message?.trim() ? r.source.message.trim() : (r.source.rule ?? '').trim();
 }
 
+// cel-go's texts for the conversions cel-js words its own way (common/types string.go, double.go
+// ConvertToType: a string that does not parse; a double out of int range).
+const CONVERSION_ERRORS: Record<string, string> = {
+  'int() type error: cannot convert to int': "type conversion error from 'string' to 'int'",
+  'uint() type error: cannot convert to uint': "type conversion error from 'string' to 'uint'",
+  'double() type error: cannot convert to double': "type conversion error from 'string' to 'double'",
+  'int() type error: integer overflow': 'integer overflow',
+  'uint() type error: unsigned integer overflow': 'unsigned integer overflow',
+};
+
 /** cel-go's wording for the runtime errors cel-js reports differently. */
 function runtimeErrorText(e: unknown): string {
   const msg = String((e as Error)?.message ?? e).split('\n')[0];
   if (/^No such key: /.test(msg)) return msg.replace(/^No such key/, 'no such key');
-  return msg;
+  return CONVERSION_ERRORS[msg] ?? msg;
 }
 
 let wrapSome: ((ctx: Record<string, unknown>) => unknown) | undefined;

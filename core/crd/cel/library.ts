@@ -9,6 +9,7 @@
 
 import { Environment } from '@marcbachmann/cel-js';
 import { matches, registerRegexFunctions } from './regex';
+import { registerKubeLibraries } from './kube-libs';
 
 /** Evaluation steps one rule may take (kube: PerCallLimit, 1,000,000 cost units). */
 export const PER_CALL_STEPS = 1_000_000;
@@ -119,19 +120,13 @@ function formatString(f: string, args: List): string {
   });
 }
 
-/** Functions of kube's CEL environment this server does not provide: a rule calling one is not evaluated. */
+/**
+ * Functions of kube's CEL environment this server does not provide: a rule calling one is stored and
+ * published but not evaluated (the CRD write and each custom-object write say so in a Warning).
+ */
 export const UNSUPPORTED_KUBE_FUNCTIONS = new Set([
-  // quantity library
-  'quantity', 'isQuantity', 'sign', 'isInteger', 'asInteger', 'asApproximateFloat', 'add', 'sub', 'isGreaterThan', 'isLessThan', 'compareTo',
-  // url library
-  'url', 'isURL', 'getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath', 'getQuery',
-  // ip / cidr libraries
-  'ip', 'isIP', 'cidr', 'isCIDR', 'family', 'isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast',
-  'isGlobalUnicast', 'containsIP', 'containsCIDR', 'masked', 'prefixLength', 'ip.isCanonical',
-  // semver, format, authz (authz is not in CRD rules)
-  'semver', 'isSemver', 'major', 'minor', 'patch', 'isFormat', 'validate', 'named',
-  // string ext functions not provided
-  'strings.quote', 'sets.contains', 'sets.equivalent', 'sets.intersects',
+  // cel-go ext strings
+  'strings.quote',
   // two-variable comprehensions (cel-go ext, kube 1.32+ in stored expressions)
   'transformList', 'transformMap', 'transformMapEntry',
 ]);
@@ -213,6 +208,8 @@ function build(optionalOldSelf: boolean): Environment {
   add('string.reverse(): string', (s: string) => codePoints(s).reverse().join(''));
   // cel-go ext strings format(): %s %d %f %e %x %X %o %b %%, with an optional precision for %f and %e.
   add('string.format(list): string', (f: string, args: List) => formatString(f, args));
+  // ip, cidr, url, quantity, format, sets and semver (./kube-libs.ts).
+  registerKubeLibraries(env, add, chargeSteps, sameValue);
   // The step counter: every AST node evaluation goes through the evaluator's `run`, which a function
   // handler sees as `this`. Catch that evaluator once and count its runs.
   let evaluator: { run: (ast: unknown, ctx: unknown) => unknown } | undefined;
@@ -236,11 +233,66 @@ function build(optionalOldSelf: boolean): Environment {
   const at = theirs.findIndex((d) => d.signature === 'string.matches(string): bool');
   if (!ours || at < 0) throw new Error('cel: string.matches overload not found');
   theirs[at] = ours;
+  widenHas(registry);
   return env;
 }
 
 interface Registry {
-  functionCandidates(receiver: boolean, name: string, args: number): { declarations: { signature: string }[] };
+  functionCandidates(receiver: boolean, name: string, args: number): { declarations: { signature: string }[]; macro: MacroDeclaration | false };
+}
+
+interface AstNode {
+  op: string;
+  args: unknown;
+}
+
+interface Checker {
+  check(node: AstNode, ctx: unknown): unknown;
+  createError(code: string, message: string, node: AstNode): Error;
+  getType(name: string): unknown;
+}
+
+interface HasMacro {
+  args: AstNode[];
+  macroHasProps?: AstNode[];
+  typeCheck(checker: Checker, macro: HasMacro, ctx: unknown): unknown;
+}
+
+interface MacroDeclaration {
+  handler(opts: unknown): HasMacro;
+}
+
+/**
+ * cel-go's has() takes any field selection, `has(e.f)` with `e` any expression (`has(self[0].matches)`,
+ * `has(self.a.b[0].c)`): it evaluates `e`, then tests `f`. The library's macro evaluates exactly that (its
+ * operand chain ends in a node it runs like any other, counted by the step counter) but its type check
+ * insists the chain starts at an identifier. Its parse-time handler is wrapped so the check accepts any
+ * operand: the selections down to the first node that is not one, which is checked as an expression.
+ */
+function widenHas(registry: Registry): void {
+  const candidates = registry.functionCandidates(false, 'has', 1);
+  const decl = candidates.macro;
+  if (!decl) throw new Error('cel: has() macro not found');
+  const original = decl.handler.bind(decl);
+  const typeCheck = (checker: Checker, macro: HasMacro, ctx: unknown) => {
+    let node = macro.args[0];
+    if (node.op !== '.') throw checker.createError('invalid_macro_argument', 'has() invalid argument', node);
+    if (!macro.macroHasProps) {
+      const props: AstNode[] = [];
+      while (node.op === '.' || node.op === '.?') {
+        props.push(node);
+        node = (node.args as AstNode[])[0];
+      }
+      checker.check(node, ctx);
+      props.push(node);
+      macro.macroHasProps = props;
+    }
+    return checker.getType('bool');
+  };
+  // The declaration is frozen: a new object in front of it carries the wrapped handler.
+  candidates.macro = Object.create(decl, {
+    handler: { value: (opts: unknown) => ({ ...original(opts), typeCheck }), enumerable: true },
+  }) as MacroDeclaration;
 }
 
 /** Adds `cost` to the running evaluation's steps (cel-go charges some calls by their arguments' size). */

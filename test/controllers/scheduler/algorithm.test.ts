@@ -55,7 +55,7 @@ describe('filters', () => {
   it('rejects a pod asking for more cpu than is left, counting pods already bound', () => {
     const c = new NodeUsageCache();
     c.observe('ns/a', pod('a', { cpu: '3', node: 'n1' }));
-    expect(filterNode(pod('p', { cpu: '2' }), node('n1'), c.get('n1'))).toEqual({ reasons: ['Insufficient cpu'], unresolvable: false });
+    expect(filterNode(pod('p', { cpu: '2' }), node('n1'), c.get('n1'))).toEqual({ reasons: ['Insufficient cpu'], unresolvable: false, plugin: 'NodeResourcesFit' });
     expect(filterNode(pod('p', { cpu: '1' }), node('n1'), c.get('n1')).reasons).toEqual([]);
     expect(filterNode(pod('p', { cpu: '5', memory: '9Gi' }), node('n2'), empty).reasons).toEqual(['Insufficient cpu', 'Insufficient memory']);
     expect(filterNode(pod('p'), node('n1', { pods: '1' }), c.get('n1')).reasons).toEqual(['Too many pods']);
@@ -70,7 +70,7 @@ describe('filters', () => {
     const labelled = node('n1', { labels: { disk: 'ssd', gen: '5' } });
     expect(filterNode(pod('p', { spec: { nodeSelector: { disk: 'ssd' } } }), labelled, empty).reasons).toEqual([]);
     expect(filterNode(pod('p', { spec: { nodeSelector: { disk: 'hdd' } } }), labelled, empty))
-      .toEqual({ reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true });
+      .toEqual({ reasons: ["node(s) didn't match Pod's node affinity/selector"], unresolvable: true, plugin: 'NodeAffinity' });
     const affinity = (terms: object[]) => ({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } });
     const fits = (terms: object[]) => filterNode(pod('p', { spec: affinity(terms) }), labelled, empty).reasons.length === 0;
     expect(fits([{ matchExpressions: [{ key: 'gen', operator: 'Gt', values: ['4'] }] }])).toBe(true);
@@ -91,7 +91,7 @@ describe('filters', () => {
 
   it('rejects untolerated NoSchedule and NoExecute taints and cordoned nodes', () => {
     const tainted = node('n1', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] });
-    expect(filterNode(pod('p'), tainted, empty)).toEqual({ reasons: ['node(s) had untolerated taint {dedicated: gpu}'], unresolvable: true });
+    expect(filterNode(pod('p'), tainted, empty)).toEqual({ reasons: ['node(s) had untolerated taint {dedicated: gpu}'], unresolvable: true, plugin: 'TaintToleration' });
     const tolerating = pod('p', { spec: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }] } });
     expect(filterNode(tolerating, tainted, empty).reasons).toEqual([]);
     expect(filterNode(pod('p'), node('n1', { taints: [{ key: 'soft', effect: 'PreferNoSchedule' }] }), empty).reasons).toEqual([]);
@@ -100,7 +100,7 @@ describe('filters', () => {
     addDefaultTolerations(defaulted);
     const unreachable = node('n1', { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }, { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] });
     expect(filterNode(defaulted, unreachable, empty).reasons).toEqual(['node(s) had untolerated taint {node.kubernetes.io/unreachable: }']);
-    expect(filterNode(pod('p'), node('n1', { unschedulable: true }), empty)).toEqual({ reasons: ['node(s) were unschedulable'], unresolvable: true });
+    expect(filterNode(pod('p'), node('n1', { unschedulable: true }), empty)).toEqual({ reasons: ['node(s) were unschedulable'], unresolvable: true, plugin: 'NodeUnschedulable' });
     const cordonTolerant = pod('p', { spec: { tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] } });
     expect(filterNode(cordonTolerant, node('n1', { unschedulable: true }), empty).reasons).toEqual([]);
   });

@@ -25,3 +25,15 @@ describe('printer columns', () => {
     expect(customTableSpec([]).columns.map((c) => [c.name, c.type])).toEqual([['Name', 'string'], ['Age', 'date']]);
   });
 });
+
+describe('JSONPath filters in printer columns', () => {
+  it('selects list items by a field, as client-go jsonpath does', async () => {
+    const { parsePath, evaluate } = await import('../../../core/crd/printer-columns');
+    const status = { conditions: [{ type: 'Accepted', status: 'True' }, { type: 'Programmed', status: 'Unknown', n: 2 }] };
+    expect(evaluate(parsePath('.status.conditions[?(@.type=="Programmed")].status')!, { status })).toBe('Unknown');
+    expect(evaluate(parsePath(".status.conditions[?(@.type!='Accepted')].status")!, { status })).toBe('Unknown');
+    expect(evaluate(parsePath('.status.conditions[?(@.n==2)].type')!, { status })).toBe('Programmed');
+    expect(evaluate(parsePath('.status.conditions[?(@.n)].type')!, { status })).toBe('Programmed');
+    expect(evaluate(parsePath('.status.conditions[?(@.type=="Ready")].status')!, { status })).toBeUndefined();
+  });
+});

@@ -2,17 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Document, openApiV2Json, openApiV2Protobuf } from '../../../core/discovery/openapi-v2';
 import { openApiV3Document } from '../../../core/discovery/openapi-v3';
 import { ProtoReader, WireType } from '../../../core/protobuf/wire';
+import { encodeOpenApiV2Document } from '../../../core/protobuf/openapi-v2';
+import { setCustomTypes } from '../../../core/registry';
+import { typesFromCrd } from '../../../core/crd/crd-types';
+import type { Crd } from '../../../core/crd/crd-object';
 
 // ---- a test-only decoder for the gnostic openapi_v2 messages, field numbers from OpenAPIv2.proto ----
 
-type Spec = Record<number, [name: string, kind: 'string' | 'bool' | (() => Spec), repeated?: boolean]>;
+type Spec = Record<number, [name: string, kind: 'string' | 'bool' | 'double' | 'int64' | (() => Spec), repeated?: boolean]>;
 type Decoded = Record<string, any>;
 
 const Any: Spec = { 2: ['yaml', 'string'] };
 const NamedAny: Spec = { 1: ['name', 'string'], 2: ['value', () => Any] };
 const TypeItem: Spec = { 1: ['value', 'string', true] };
 const Schema: Spec = {
-  1: ['_ref', 'string'], 2: ['format', 'string'], 4: ['description', 'string'], 16: ['unique_items', 'bool'],
+  1: ['_ref', 'string'], 2: ['format', 'string'], 3: ['title', 'string'], 4: ['description', 'string'], 5: ['default', () => Any],
+  6: ['multiple_of', 'double'], 7: ['maximum', 'double'], 8: ['exclusive_maximum', 'bool'], 9: ['minimum', 'double'],
+  10: ['exclusive_minimum', 'bool'], 11: ['max_length', 'int64'], 12: ['min_length', 'int64'], 13: ['pattern', 'string'],
+  14: ['max_items', 'int64'], 15: ['min_items', 'int64'], 16: ['unique_items', 'bool'], 17: ['max_properties', 'int64'],
+  18: ['min_properties', 'int64'], 20: ['enum', () => Any, true], 30: ['example', () => Any],
   19: ['required', 'string', true], 21: ['additional_properties', () => AdditionalPropertiesItem], 22: ['type', () => TypeItem],
   23: ['items', () => ItemsItem], 24: ['all_of', () => Schema, true], 25: ['properties', () => Properties],
   31: ['vendor_extension', () => NamedAny, true],
@@ -57,6 +65,12 @@ function decode(bytes: Uint8Array, spec: Spec): Decoded {
     if (kind === 'bool') {
       expect(wire).toBe(WireType.Varint);
       value = r.bool();
+    } else if (kind === 'int64') {
+      expect(wire).toBe(WireType.Varint);
+      value = r.int64();
+    } else if (kind === 'double') {
+      expect(wire).toBe(WireType.Fixed64);
+      value = r.fixed64().getFloat64(0, true);
     } else {
       expect(wire).toBe(WireType.Bytes);
       const payload = r.bytes();
@@ -76,7 +90,15 @@ function toSwagger(s: Decoded): Decoded {
   const out: Decoded = {};
   if (s._ref) out.$ref = s._ref;
   if (s.format) out.format = s.format;
+  if (s.title) out.title = s.title;
   if (s.description) out.description = s.description;
+  if (s.default) out.default = JSON.parse(s.default.yaml);
+  const numbers = { multiple_of: 'multipleOf', maximum: 'maximum', minimum: 'minimum', max_length: 'maxLength', min_length: 'minLength', max_items: 'maxItems', min_items: 'minItems', max_properties: 'maxProperties', min_properties: 'minProperties' };
+  for (const [k, v] of Object.entries(numbers)) if (s[k] !== undefined) out[v] = s[k];
+  if (s.exclusive_maximum) out.exclusiveMaximum = true;
+  if (s.exclusive_minimum) out.exclusiveMinimum = true;
+  if (s.pattern) out.pattern = s.pattern;
+  if (s.enum) out.enum = s.enum.map((e: Decoded) => JSON.parse(e.yaml));
   if (s.unique_items) out.uniqueItems = true;
   if (s.required) out.required = s.required;
   if (s.additional_properties) out.additionalProperties = s.additional_properties.schema ? toSwagger(s.additional_properties.schema) : s.additional_properties.boolean;
@@ -201,4 +223,81 @@ describe('negotiateOpenApiV2', () => {
   ])('Accept %j → %s', (accept, form) => {
     expect(negotiateOpenApiV2(accept)).toBe(form);
   });
+});
+
+describe('CRD definitions in /openapi/v2', () => {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.v2.example.com', uid: 'w-uid', resourceVersion: '7' },
+    spec: {
+      group: 'v2.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [{
+        name: 'v1', served: true, storage: true, subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object', description: 'A widget.',
+            properties: {
+              spec: {
+                type: 'object', required: ['size', 'note'],
+                properties: {
+                  size: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
+                  name: { type: 'string', maxLength: 63, pattern: '^[a-z]+$', enum: ['a', 'b'] },
+                  note: { type: 'string', nullable: true },
+                  port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+                  address: { type: 'object', oneOf: [{ required: ['ip'] }, { required: ['host'] }], properties: { ip: { type: 'string' }, host: { type: 'string' } } },
+                  free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { x: { type: 'string' } } },
+                  template: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object' } } },
+                  ratio: { type: 'number', multipleOf: 0.5 },
+                },
+                'x-kubernetes-validations': [{ rule: 'self.size > 0' }],
+              },
+            },
+          },
+        },
+      }],
+    },
+    status: { acceptedNames: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' }, conditions: [{ type: 'Established', status: 'True' }] },
+  } as unknown as Crd;
+  const before = openApiV2Document();
+
+  it('lists each served version\'s kind and list, with paths, as kube-apiserver\'s aggregated v2 does', () => {
+    setCustomTypes(typesFromCrd(crd));
+    try {
+      const doc = openApiV2Document();
+      expect(doc).not.toBe(before);
+      const widget = doc.definitions['com.example.v2.v1.Widget'] as Decoded;
+      expect(widget['x-kubernetes-group-version-kind']).toEqual([{ group: 'v2.example.com', kind: 'Widget', version: 'v1' }]);
+      expect(Object.keys(widget.properties)).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
+      expect(widget.properties.metadata).toEqual({ description: expect.stringMatching(/^Standard object's metadata/), $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' });
+      const spec = widget.properties.spec;
+      // Nullable properties leave `required`; a nullable node loses its type; junctors are gone.
+      expect(spec.required).toEqual(['size']);
+      expect(spec.properties.note).toEqual({});
+      expect(spec.properties.port).toEqual({ 'x-kubernetes-int-or-string': true });
+      expect(spec.properties.address).toEqual({ type: 'object', properties: { host: { type: 'string' }, ip: { type: 'string' } } });
+      expect(spec.properties.free).toEqual({ 'x-kubernetes-preserve-unknown-fields': true });
+      expect(spec.properties.size).toEqual({ type: 'integer', minimum: 1, maximum: 10, default: 3 });
+      expect(Object.keys(spec.properties.template.properties)).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
+      expect(spec.properties.template.required).toEqual(['kind', 'apiVersion']);
+      expect(spec['x-kubernetes-validations']).toEqual([{ rule: 'self.size > 0' }]);
+      const list = doc.definitions['com.example.v2.v1.WidgetList'] as Decoded;
+      expect(list.properties.items.items).toEqual({ $ref: '#/definitions/com.example.v2.v1.Widget' });
+      const item = doc.paths['/apis/v2.example.com/v1/namespaces/{namespace}/widgets/{name}'];
+      expect(item.patch.consumes).toEqual(['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']);
+      expect(item.get.responses['200'].schema).toEqual({ $ref: '#/definitions/com.example.v2.v1.Widget' });
+      expect(doc.paths['/apis/v2.example.com/v1/namespaces/{namespace}/widgets/{name}/status']).toBeDefined();
+      const refs = openApiV2Json().match(/"#\/definitions\/[^"]+"/g)!;
+      for (const ref of refs) expect(doc.definitions).toHaveProperty([ref.slice(15, -1)]);
+      // The protobuf form kubectl reads carries the same schemas (decoded here from the definitions alone:
+      // decoding the whole document is the other tests' job).
+      const own = { swagger: '2.0', definitions: { 'com.example.v2.v1.Widget': doc.definitions['com.example.v2.v1.Widget'], 'com.example.v2.v1.WidgetList': doc.definitions['com.example.v2.v1.WidgetList'] } };
+      const defs = decode(encodeOpenApiV2Document(own), Document).definitions.additional_properties as Decoded[];
+      for (const d of defs) expect(sorted(toSwagger(d.value))).toEqual(sorted(doc.definitions[d.name]));
+      expect(Buffer.from(openApiV2Protobuf()).includes(Buffer.from('com.example.v2.v1.WidgetList'))).toBe(true);
+      expect(openApiV2Document()).toBe(doc);
+    } finally {
+      setCustomTypes([]);
+    }
+    expect(openApiV2Document()).toBe(before);
+  }, 60_000);
 });
