@@ -34,6 +34,7 @@ import { bindPod, BINDING_SUCCESS } from './pods/binding';
 import { addDefaultTolerations } from './pods/default-tolerations';
 import { gracefulPodDelete } from './pods/graceful-delete';
 import { subresourceStrategy } from './subresource-strategies';
+import { admitMutating, admitValidating, type AdmissionAttributes, type AdmissionInputs } from './admission/chain';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -60,6 +61,9 @@ export interface WriteEnv {
   requestVersion?: string; // custom types: the served version asked for, when not the storage version
   garbageCollection?: boolean; // default true; false: DELETE adds no orphan/foregroundDeletion finalizers
   defaultTolerationSeconds?: number; // DefaultTolerationSeconds admission (core/pods/default-tolerations.ts); default 300
+  // The admission chain (core/admission/chain.ts) with what the front door read for it; absent for the
+  // server's own writes (bootstrap), which kube-apiserver's post-start hooks also make without admission.
+  admission?: { inputs: AdmissionInputs; dryRun: boolean };
 }
 
 export type WriteRequest = (
@@ -199,8 +203,18 @@ export function createObject(store: WriteStore, env: WriteEnv, namespace: string
   if (!type.custom) applyDefaults(obj);
   if (isCorePod(type)) addDefaultTolerations(obj, env.defaultTolerationSeconds);
   if (track) recordWrite(env, undefined, obj, '');
+  // Mutating admission sees the defaulted object; its changes are not the request's fields (kube's create
+  // handler records managedFields before admitting).
+  const admission = env.admission && admissionAttributes(env, 'CREATE', m.namespace ?? namespace, '', obj);
+  if (admission) {
+    // kube generates the name after mutating admission, whose errors name the generateName.
+    if (generated) admission.displayName = m.generateName;
+    admitMutating(admission, env.admission!.inputs, admissionEnv(env));
+    admission.displayName = undefined;
+  }
   if (isCoreService(type)) allocateServiceCreate(obj, serviceAllocations(store), seededRandom(env.newUid()));
   typeHooks(type)?.prepare(obj, undefined, '', hookEnv(store, env));
+  if (admission) admitValidating(admission, env.admission!.inputs, admissionEnv(env));
   checkSize(obj);
   for (let attempt = 1; ; attempt++) {
     const key = objectKey(m.namespace ?? '', m.name!);
@@ -209,6 +223,14 @@ export function createObject(store: WriteStore, env: WriteEnv, namespace: string
     if (attempt >= GENERATE_NAME_ATTEMPTS) throw new StatusError(generateNameConflict(type, m.name!));
     m.name = m.generateName!.slice(0, GENERATE_NAME_MAX_BASE) + env.randomSuffix();
   }
+}
+
+function admissionAttributes(env: WriteEnv, operation: 'CREATE' | 'UPDATE', namespace: string, subresource: string, object: KubeObject, oldObject?: KubeObject): AdmissionAttributes {
+  return { operation, type: env.type, namespace, subresource, object, oldObject, dryRun: env.admission?.dryRun ?? false };
+}
+
+function admissionEnv(env: WriteEnv) {
+  return { randomSuffix: env.randomSuffix, warnings: env.warnings };
 }
 
 function existing(store: WriteStore, type: ResourceType, namespace: string, name: string): KubeObject {
@@ -266,6 +288,8 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
   const merged = subresource === 'status' ? mergeStatusUpdate(current, next)
     : subresource === 'finalize' ? mergeFinalize(current, next)
     : strategy ? strategy.merge(current, next, env.now) : mergeUpdateMeta(type, current, next);
+  const admission = env.admission && admissionAttributes(env, 'UPDATE', current.metadata.namespace ?? '', subresource, merged, current);
+  if (admission) admitMutating(admission, env.admission!.inputs, admissionEnv(env));
   env.guard?.(merged, current);
   if (subresource !== 'status') {
     const causes = strategy ? strategy.validate(merged, current) : immutableViolations(type.kind, current, merged);
@@ -276,6 +300,7 @@ export function replace(store: WriteStore, env: WriteEnv, current: KubeObject, n
   if (isCoreService(type) && !subresource) allocateServiceUpdate(current, merged, serviceAllocations(store), seededRandom(env.newUid()));
   validateObject(type, merged, current, subresource !== 'status');
   typeHooks(type)?.prepare(merged, current, subresource, hookEnv(store, env));
+  if (admission) admitValidating(admission, env.admission!.inputs, admissionEnv(env));
   checkSize(merged);
   merged.metadata.resourceVersion = current.metadata.resourceVersion;
   if (sameJson(merged, current)) return { code: 200, body: current };

@@ -18,6 +18,7 @@ import { decodeBody } from '../request-body';
 import { parseFieldValidation } from '../../core/validation/known-fields';
 import { listFormat, negotiateOutput } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
+import { admissionInputs } from '../admission-inputs';
 import { watch } from './watch';
 import { review, tokenRequest } from './reviews';
 import { escalationGrant, RBAC_GROUP } from './escalation';
@@ -192,7 +193,8 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
     case 'patch':
       if (view) {
         // A patch is applied to the object as the view's version shows it (version-view.ts).
-        const options = { dryRun, fieldValidation };
+        const admission = await admissionInputs(c.env, c.get('settings'), { type, namespace, body, user: c.get('user'), operation: 'update' });
+        const options = { dryRun, fieldValidation, admission };
         const viaView = await patchThroughView(c, view, info, body, ({ body: next }) => storeFor(c.env, type).write(groupResource(type), {
           verb: 'update', namespace, name, subresource, body: next, fieldManager: q.get('fieldManager') ?? undefined, userAgent: c.req.header('user-agent') ?? undefined,
         }, options));
@@ -240,7 +242,14 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   }
   const isRbac = type.group === RBAC_GROUP;
   const escalation = isRbac ? await escalationGrant(c, type, info, req) : undefined;
-  const options = { dryRun, fieldValidation, escalation, namespaceRevision, crdRevision: type.custom ? forwardedCrdRevision() : undefined };
+  // The admission chain runs in the store on the object it writes; what its plugins consult is read here.
+  const admission = req.verb === 'create' || req.verb === 'update' || req.verb === 'patch'
+    ? await admissionInputs(c.env, c.get('settings'), {
+      type, namespace, body, user: c.get('user'),
+      operation: req.verb === 'create' || (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) ? 'create' : 'update',
+    })
+    : undefined;
+  const options = { dryRun, fieldValidation, escalation, namespaceRevision, admission, crdRevision: type.custom ? forwardedCrdRevision() : undefined };
   if (req.verb === 'deletecollection') {
     return deleteCollectionResponse(c.env, type, req, options, async (last) => void await settle(c, type, info.verb, dryRun, last));
   }

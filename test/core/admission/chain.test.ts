@@ -1,0 +1,142 @@
+// The admission chain through the store's write path (core/writes.ts executeWrite with env.admission): the
+// ServiceAccount and Priority plugins as kube 1.32 admits pods and PriorityClasses.
+import { describe, expect, it } from 'vitest';
+import { executeWrite, type WriteRequest, type WriteStore } from '../../../core/writes';
+import { lookupGroupResource } from '../../../core/registry';
+import type { KubeObject } from '../../../core/object-meta';
+import type { AdmissionInputs } from '../../../core/admission/chain';
+import { memoryStore } from '../memory-store';
+import { statusOf } from '../status-of';
+
+const pods = lookupGroupResource('core/pods')!;
+const priorityClasses = lookupGroupResource('scheduling.k8s.io/priorityclasses')!;
+const account = (extra: Record<string, unknown> = {}, name = 'default'): KubeObject => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'ns' }, ...extra });
+const pc = (name: string, value: number, extra: Record<string, unknown> = {}): KubeObject => ({
+  apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, preemptionPolicy: 'PreemptLowerPriority', ...extra,
+});
+
+function run(store: WriteStore, req: WriteRequest, inputs: AdmissionInputs, type = pods) {
+  return executeWrite(store, {
+    type, now: Date.UTC(2026, 0, 2), newUid: () => 'uid-1', randomSuffix: () => 'x7k2q', admission: { inputs, dryRun: false },
+  }, req);
+}
+
+const pod = (spec: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) => JSON.stringify({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ...meta }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec },
+});
+const create = (body: string): WriteRequest => ({ verb: 'create', namespace: 'ns', body });
+const podInputs = (extra: AdmissionInputs = {}): AdmissionInputs => ({ serviceAccounts: { default: account() }, priorityClasses: [], ...extra });
+
+describe('ServiceAccount admission', () => {
+  it('sets the default account and mounts the kube-api-access projected volume in every container', () => {
+    const { store } = memoryStore();
+    const body = pod({ initContainers: [{ name: 'i', image: 'busybox' }] });
+    const spec = (run(store, create(body), podInputs()).body as any).spec;
+    expect(spec.serviceAccountName).toBe('default');
+    expect(spec.serviceAccount).toBe('default');
+    const mount = { name: 'kube-api-access-x7k2q', readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' };
+    expect(spec.containers[0].volumeMounts).toEqual([mount]);
+    expect(spec.initContainers[0].volumeMounts).toEqual([mount]);
+    expect(spec.volumes).toEqual([{
+      name: 'kube-api-access-x7k2q',
+      projected: {
+        sources: [
+          { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+          { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+          { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+        ],
+        defaultMode: 420,
+      },
+    }]);
+  });
+
+  it('refuses a missing account with kube\'s 403, naming generateName when the pod has no name yet', () => {
+    const { store, commits } = memoryStore();
+    const status = statusOf(() => run(store, create(pod({ serviceAccountName: 'robot' }, { name: undefined, generateName: 'job-' })), { serviceAccounts: { robot: null }, priorityClasses: [] }));
+    expect(status).toMatchObject({
+      code: 403, reason: 'Forbidden',
+      message: 'pods "job-" is forbidden: error looking up service account ns/robot: serviceaccount "robot" not found',
+      details: { name: 'job-', kind: 'pods' },
+    });
+    expect(commits()).toBe(0);
+  });
+
+  it('fails closed when the front door did not read the account', () => {
+    const { store } = memoryStore();
+    expect(statusOf(() => run(store, create(pod({ serviceAccountName: 'robot' })), podInputs())).code).toBe(500);
+  });
+
+  it('honours automountServiceAccountToken (pod first, then account) and an existing mount at the path', () => {
+    const { store } = memoryStore();
+    const off = run(store, create(pod({}, { name: 'a' })), podInputs({ serviceAccounts: { default: account({ automountServiceAccountToken: false }) } })).body as any;
+    expect(off.spec.volumes).toBeUndefined();
+    const podWins = run(store, create(pod({ automountServiceAccountToken: true }, { name: 'b' })), podInputs({ serviceAccounts: { default: account({ automountServiceAccountToken: false }) } })).body as any;
+    expect(podWins.spec.volumes).toHaveLength(1);
+    const mounted = run(store, create(pod({
+      containers: [{ name: 'c', image: 'nginx', volumeMounts: [{ name: 'own', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }] }],
+      volumes: [{ name: 'own', emptyDir: {} }],
+    }, { name: 'c' })), podInputs()).body as any;
+    expect(mounted.spec.volumes.map((v: any) => v.name)).toEqual(['own']);
+  });
+
+  it('copies the account\'s imagePullSecrets and enforces mountable secrets when annotated', () => {
+    const { store } = memoryStore();
+    const sa = account({ imagePullSecrets: [{ name: 'reg' }], secrets: [{ name: 'ok' }], metadata: { name: 'default', namespace: 'ns', annotations: { 'kubernetes.io/enforce-mountable-secrets': 'true' } } });
+    const got = run(store, create(pod({}, { name: 'a' })), podInputs({ serviceAccounts: { default: sa } })).body as any;
+    expect(got.spec.imagePullSecrets).toEqual([{ name: 'reg' }]);
+    const status = statusOf(() => run(store, create(pod({ volumes: [{ name: 'v', secret: { secretName: 'other' } }] }, { name: 'b' })), podInputs({ serviceAccounts: { default: sa } })));
+    expect(status.message).toBe('pods "b" is forbidden: volume with secret.secretName="other" is not allowed because service account default does not reference that secret');
+  });
+
+  it('refuses mirror pods that name an account', () => {
+    const { store } = memoryStore();
+    const status = statusOf(() => run(store, create(pod({ serviceAccountName: 'default' }, { annotations: { 'kubernetes.io/config.mirror': 'x' } })), podInputs()));
+    expect(status.message).toBe('pods "p" is forbidden: a mirror pod may not reference service accounts');
+  });
+});
+
+describe('Priority admission', () => {
+  it('gives priority 0 and PreemptLowerPriority without classes, and a named class\'s value', () => {
+    const { store } = memoryStore();
+    const plain = (run(store, create(pod({}, { name: 'a' })), podInputs()).body as any).spec;
+    expect(plain).toMatchObject({ priority: 0, preemptionPolicy: 'PreemptLowerPriority' });
+    expect(plain.priorityClassName).toBeUndefined();
+    const high = (run(store, create(pod({ priorityClassName: 'high' }, { name: 'b' })), podInputs({ priorityClasses: [pc('high', 1000, { preemptionPolicy: 'Never' })] })).body as any).spec;
+    expect(high).toMatchObject({ priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' });
+  });
+
+  it('uses the lowest globalDefault class', () => {
+    const { store } = memoryStore();
+    const classes = [pc('a', 50, { globalDefault: true }), pc('b', 10, { globalDefault: true }), pc('c', 5)];
+    expect((run(store, create(pod()), podInputs({ priorityClasses: classes })).body as any).spec).toMatchObject({ priorityClassName: 'b', priority: 10 });
+  });
+
+  it('refuses a missing class and a stated priority that differs, with kube\'s messages', () => {
+    const { store } = memoryStore();
+    expect(statusOf(() => run(store, create(pod({ priorityClassName: 'nope' })), podInputs()))).toMatchObject({
+      code: 403, message: 'pods "p" is forbidden: no PriorityClass with name nope was found',
+    });
+    expect(statusOf(() => run(store, create(pod({ priority: 7 })), podInputs())).message)
+      .toBe('pods "p" is forbidden: the integer value of priority (7) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name');
+  });
+
+  it('keeps priority on an update that leaves it out', () => {
+    const { store } = memoryStore();
+    run(store, create(pod({ priorityClassName: 'high' })), podInputs({ priorityClasses: [pc('high', 1000)] }));
+    const current = store.get('ns/p') as any;
+    delete current.spec.priority;
+    delete current.spec.preemptionPolicy;
+    current.metadata.labels = { a: 'b' };
+    const updated = run(store, { verb: 'update', namespace: 'ns', name: 'p', subresource: '', body: JSON.stringify(current) }, {}).body as any;
+    expect(updated.spec.priority).toBe(1000);
+    expect(updated.metadata.labels).toEqual({ a: 'b' });
+  });
+
+  it('allows one globalDefault PriorityClass', () => {
+    const { store } = memoryStore();
+    const body = JSON.stringify(pc('second', 5, { globalDefault: true }));
+    expect(statusOf(() => run(store, create(body), { priorityClasses: [pc('first', 1, { globalDefault: true })] }, priorityClasses))).toMatchObject({
+      code: 403, message: 'priorityclasses.scheduling.k8s.io "second" is forbidden: PriorityClass first is marked as default. Only one default can exist',
+    });
+  });
+});

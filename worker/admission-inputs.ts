@@ -1,0 +1,81 @@
+// Front door: reads what the admission chain (core/admission/chain.ts) consults for one write — the pod's
+// ServiceAccount, the PriorityClasses — from the canonical stores, as kube's plugins read their informers'
+// listers; the store then runs the chain on the object it is about to write. Reads are bounded: one get per
+// account, one list page per type (a larger list refuses the write: admission fails closed).
+
+import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
+import type { KubeObject } from '../core/object-meta';
+import type { AdmissionInputs } from '../core/admission/chain';
+import { DEFAULT_SERVICE_ACCOUNT } from '../core/admission/plugins/service-account';
+import { internalError, StatusError } from '../core/status';
+import type { Settings } from '../core/settings';
+import type { UserInfo } from '../core/rbac/authorize';
+import { parseApplyBody } from '../core/apply/apply-body';
+import type { Bindings } from './env';
+import { storeFor } from './stores';
+
+const SERVICE_ACCOUNTS = lookupGroupResource('core/serviceaccounts')!;
+const PRIORITY_CLASSES = lookupGroupResource('scheduling.k8s.io/priorityclasses')!;
+// The most objects of one type admission reads per request; a cluster with more refuses rather than guesses.
+export const ADMISSION_LIST_LIMIT = 1000;
+// ServiceAccount admission's getServiceAccount: `default` is looked up ten times, 100–200 ms apart, since the
+// ServiceAccount controller creates it just after the namespace.
+const DEFAULT_ACCOUNT_ATTEMPTS = 10;
+
+export interface InputRequest {
+  type: ResourceType;
+  /** create, or an apply that may create; update covers PUT and the other patches. */
+  operation: 'create' | 'update';
+  namespace: string;
+  /** The request body as sent (JSON or, for apply, YAML); read for the names a plugin will look up. */
+  body: string;
+  user: UserInfo;
+}
+
+export async function admissionInputs(env: Bindings, settings: Settings, req: InputRequest): Promise<AdmissionInputs> {
+  const inputs: AdmissionInputs = { user: req.user };
+  const { type } = req;
+  if (type.group === '' && type.kind === 'Pod' && req.operation === 'create') {
+    const name = serviceAccountNameIn(req.body) || DEFAULT_SERVICE_ACCOUNT;
+    const [account, classes] = await Promise.all([serviceAccount(env, settings, req.namespace, name), listAll(env, PRIORITY_CLASSES, '')]);
+    inputs.serviceAccounts = { [name]: account };
+    inputs.priorityClasses = classes;
+  }
+  if (type.group === 'scheduling.k8s.io' && type.kind === 'PriorityClass') inputs.priorityClasses = await listAll(env, PRIORITY_CLASSES, '');
+  return inputs;
+}
+
+async function serviceAccount(env: Bindings, settings: Settings, namespace: string, name: string): Promise<KubeObject | null> {
+  const attempts = name === DEFAULT_SERVICE_ACCOUNT && settings.controllers ? DEFAULT_ACCOUNT_ATTEMPTS : 1;
+  for (let i = 0; i < attempts; i++) {
+    if (i) await new Promise((r) => setTimeout(r, 100 + Math.floor(Math.random() * 100)));
+    const got = await storeFor(env, SERVICE_ACCOUNTS).get(groupResource(SERVICE_ACCOUNTS), { namespace, name, subresource: '' });
+    if (got.ok) return JSON.parse(got.value.body) as KubeObject;
+    if (got.status.code !== 404) throw new StatusError(got.status);
+  }
+  // Without the control loops nothing creates `default` (controllers/serviceaccount.ts does): the plugin then
+  // sees an account with no settings of its own, so pods are admitted as in a cluster whose controller made it.
+  if (name === DEFAULT_SERVICE_ACCOUNT && !settings.controllers) return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } };
+  return null;
+}
+
+/** Every object of a type (in a namespace), one page; more than ADMISSION_LIST_LIMIT refuses. */
+export async function listAll(env: Bindings, type: ResourceType, namespace: string): Promise<KubeObject[]> {
+  const res = await storeFor(env, type).list(groupResource(type), { namespace, query: `?limit=${ADMISSION_LIST_LIMIT}`, format: { as: 'List' } });
+  const text = await res.text();
+  if (res.status !== 200) throw new StatusError(internalError(`admission could not list ${type.resource}: ${res.status}`));
+  const list = JSON.parse(text) as { items?: KubeObject[]; metadata?: { continue?: string } };
+  if (list.metadata?.continue) throw new StatusError(internalError(`admission: more than ${ADMISSION_LIST_LIMIT} ${type.resource}`));
+  return list.items ?? [];
+}
+
+/** spec.serviceAccountName of a JSON or YAML (apply) pod body; '' when it names none or cannot be read (then `default`). */
+export function serviceAccountNameIn(body: string): string {
+  try {
+    const obj = parseApplyBody(body, 'Ignore', undefined) as { spec?: { serviceAccountName?: unknown; serviceAccount?: unknown } };
+    const v = obj?.spec?.serviceAccountName || obj?.spec?.serviceAccount;
+    return typeof v === 'string' ? v : '';
+  } catch {
+    return ''; // the store words the decoding error
+  }
+}
