@@ -16,7 +16,7 @@
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
-import { isNotFound, RESOURCES, type Api, type ResourceRef } from './api-client';
+import { isNotFound, RESOURCES, type Api, type ResourceRef, errorText } from './api-client';
 import type { LabelSelectorSpec } from '../core/selectors/label-selector';
 import type { Clock } from './clock';
 import { controllerClient, type ClientRateLimit } from './client-throttle';
@@ -319,13 +319,13 @@ export class ReplicaSetController {
             failed ??= r.reason;
             this.expectations.lowerCreations(key);
             // No event while the namespace is being deleted: nobody is left to read it (replica_set.go).
-            if (!namespaceTerminating(r.reason)) this.d.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(r.reason as Error).message}`);
+            if (!namespaceTerminating(r.reason)) this.d.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${errorText(r.reason)}`);
           }
         }
         if (failed) {
           // The batches not attempted will never be observed either.
           this.expectations.lowerCreations(key, diff - created - results.filter((r) => r.status === 'rejected').length);
-          return { reason: 'FailedCreate', message: (failed as Error).message };
+          return { reason: 'FailedCreate', message: errorText(failed) };
         }
       }
     } else if (diff < 0) {

@@ -16,6 +16,8 @@ import { storeFor } from './stores';
 
 const SERVICE_ACCOUNTS = lookupGroupResource('core/serviceaccounts')!;
 const PRIORITY_CLASSES = lookupGroupResource('scheduling.k8s.io/priorityclasses')!;
+const LIMIT_RANGES = lookupGroupResource('core/limitranges')!;
+const RESOURCE_QUOTAS = lookupGroupResource('core/resourcequotas')!;
 // The most objects of one type admission reads per request; a cluster with more refuses rather than guesses.
 export const ADMISSION_LIST_LIMIT = 1000;
 // ServiceAccount admission's getServiceAccount: `default` is looked up ten times, 100–200 ms apart, since the
@@ -37,10 +39,14 @@ export async function admissionInputs(env: Bindings, settings: Settings, req: In
   const { type } = req;
   if (type.group === '' && type.kind === 'Pod' && req.operation === 'create') {
     const name = serviceAccountNameIn(req.body) || DEFAULT_SERVICE_ACCOUNT;
-    const [account, classes] = await Promise.all([serviceAccount(env, settings, req.namespace, name), listAll(env, PRIORITY_CLASSES, '')]);
+    const [account, classes, ranges] = await Promise.all([
+      serviceAccount(env, settings, req.namespace, name), listAll(env, PRIORITY_CLASSES, ''), listAll(env, LIMIT_RANGES, req.namespace),
+    ]);
     inputs.serviceAccounts = { [name]: account };
     inputs.priorityClasses = classes;
+    inputs.limitRanges = ranges;
   }
+  if (type.namespaced && req.operation === 'create' && type.stored) inputs.resourceQuotas = await listAll(env, RESOURCE_QUOTAS, req.namespace);
   if (type.group === 'scheduling.k8s.io' && type.kind === 'PriorityClass') inputs.priorityClasses = await listAll(env, PRIORITY_CLASSES, '');
   return inputs;
 }

@@ -31,6 +31,12 @@ export interface AdmissionInputs {
   serviceAccounts?: Record<string, KubeObject | null>;
   /** Every PriorityClass (pod creates; PriorityClass writes: the globalDefault check). */
   priorityClasses?: KubeObject[];
+  /** The namespace's LimitRanges (pod creates). */
+  limitRanges?: KubeObject[];
+  /** The namespace's ResourceQuotas (creates of namespaced types). */
+  resourceQuotas?: KubeObject[];
+  /** The front door has charged the quotas for this object already (worker/quota-charge.ts). */
+  quotaCharged?: boolean;
 }
 
 /** Per-request facilities: randomness is injected (kube's names.SimpleNameGenerator). */

@@ -1,6 +1,8 @@
 // The admission chain through the real gateway with kubectl v1.32 (core/admission/chain.ts): ServiceAccount
 // (default account, kube-api-access projected volume, refusal of a missing account) and Priority (class
-// resolution, globalDefault, refusal of a missing class), with kube-apiserver's messages.
+// resolution, globalDefault, refusal of a missing class), LimitRanger (defaults, refusals) and ResourceQuota (the
+// N+1th pod refused with kube's message, status kept by the quota controller, the ReplicaSet controller backing
+// off), with kube-apiserver's messages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, waitFor, type Running } from './fixtures';
 
@@ -69,5 +71,70 @@ describe('Priority admission', () => {
     expect((await kubectl(r, ['create', '-f', '-'], podYaml('defaulted'))).code).toBe(0);
     const pod = JSON.parse((await kubectl(r, ['get', 'pod', 'defaulted', '-n', NS, '-o', 'json'])).stdout);
     expect(pod.spec).toMatchObject({ priorityClassName: 'everyone', priority: 10, preemptionPolicy: 'PreemptLowerPriority' });
+  });
+});
+
+describe('LimitRanger admission', () => {
+  it('defaults requests and limits and refuses a pod over max', async () => {
+    await kubectl(r, ['create', 'namespace', 'limits']);
+    await waitFor('default account', async () => ((await http(r, 'GET', '/api/v1/namespaces/limits/serviceaccounts/default')).status === 200 ? true : undefined));
+    const lr = `apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: lr\n  namespace: limits\nspec:\n  limits:\n  - type: Container\n    default:\n      cpu: 500m\n    defaultRequest:\n      cpu: 100m\n      memory: 64Mi\n    max:\n      cpu: "1"\n`;
+    expect((await kubectl(r, ['apply', '-f', '-'], lr)).code).toBe(0);
+    expect((await kubectl(r, ['run', 'web', '-n', 'limits', '--image=nginx'])).code).toBe(0);
+    const pod = JSON.parse((await kubectl(r, ['get', 'pod', 'web', '-n', 'limits', '-o', 'json'])).stdout);
+    expect(pod.spec.containers[0].resources).toEqual({ limits: { cpu: '500m' }, requests: { cpu: '100m', memory: '64Mi' } });
+    expect(pod.metadata.annotations['kubernetes.io/limit-ranger']).toBe('LimitRanger plugin set: cpu, memory request for container web; cpu limit for container web');
+    const big = await kubectl(r, ['run', 'big', '-n', 'limits', '--image=nginx', '--overrides={"spec":{"containers":[{"name":"big","image":"nginx","resources":{"limits":{"cpu":"2"}}}]}}']);
+    expect(big.stderr.trim()).toBe('Error from server (Forbidden): pods "big" is forbidden: maximum cpu usage per Container is 1, but limit is 2');
+  });
+});
+
+describe('ResourceQuota admission and controller', () => {
+  const Q = 'quota';
+  const used = async () => (await http(r, 'GET', `/api/v1/namespaces/${Q}/resourcequotas/q`)).json?.status?.used?.pods;
+
+  beforeAll(async () => {
+    await kubectl(r, ['create', 'namespace', Q]);
+    await waitFor('default account', async () => ((await http(r, 'GET', `/api/v1/namespaces/${Q}/serviceaccounts/default`)).status === 200 ? true : undefined));
+    expect((await kubectl(r, ['create', 'quota', 'q', '-n', Q, '--hard=pods=2,count/configmaps=10'])).code).toBe(0);
+    // The quota controller fills status.hard and status.used.
+    await waitFor('quota counted', async () => ((await used()) === '0' ? true : undefined));
+  });
+
+  it('refuses the third pod with kube\'s exact message and gives the unit back when a pod goes', async () => {
+    for (const name of ['one', 'two']) expect((await kubectl(r, ['run', name, '-n', Q, '--image=nginx'])).code).toBe(0);
+    expect(await used()).toBe('2');
+    const third = await kubectl(r, ['run', 'three', '-n', Q, '--image=nginx']);
+    expect(third.stderr.trim()).toBe('Error from server (Forbidden): pods "three" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2');
+    const described = (await kubectl(r, ['describe', 'quota', 'q', '-n', Q])).stdout;
+    expect(described).toMatch(/pods\s+2\s+2/);
+    expect((await kubectl(r, ['delete', 'pod', 'one', '-n', Q, '--grace-period=0', '--force'])).code).toBe(0);
+    await waitFor('unit given back', async () => ((await used()) === '1' ? true : undefined));
+    expect((await kubectl(r, ['run', 'three', '-n', Q, '--image=nginx'])).code).toBe(0);
+    await kubectl(r, ['delete', 'pod', '--all', '-n', Q, '--grace-period=0', '--force']);
+    await waitFor('quota empty', async () => ((await used()) === '0' ? true : undefined));
+  });
+
+  it('has the ReplicaSet controller back off on the refusal: 2 of 5 pods, FailedCreate events, no tight loop', async () => {
+    expect((await kubectl(r, ['create', 'deployment', 'web', '-n', Q, '--image=nginx', '--replicas=5'])).code).toBe(0);
+    const failed = await waitFor('FailedCreate', async () => {
+      const events = (await http(r, 'GET', `/api/v1/namespaces/${Q}/events?fieldSelector=reason%3DFailedCreate`)).json?.items ?? [];
+      return events.length ? events : undefined;
+    });
+    expect(failed[0].message).toMatch(/^Error creating: pods "web-[a-z0-9]+-[a-z0-9]{5}" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2$/);
+    const pods = (await http(r, 'GET', `/api/v1/namespaces/${Q}/pods`)).json.items;
+    expect(pods).toHaveLength(2);
+    // The refusals over a window: the work queue's per-key exponential backoff (5 ms doubling) allows about a dozen
+    // in three seconds; a controller that retried at once on every status write would make hundreds.
+    const refusals = async () => {
+      const events = (await http(r, 'GET', `/api/v1/namespaces/${Q}/events?fieldSelector=reason%3DFailedCreate`)).json?.items ?? [];
+      return events.reduce((n: number, e: any) => n + (e.count ?? 1), 0);
+    };
+    const before = await refusals();
+    await new Promise((res) => setTimeout(res, 3000)); // an observation window for a rate, not a wait for a result
+    expect((await refusals()) - before).toBeLessThan(20);
+    expect((await http(r, 'GET', `/api/v1/namespaces/${Q}/pods`)).json.items).toHaveLength(2);
+    const rs = (await http(r, 'GET', `/apis/apps/v1/namespaces/${Q}/replicasets`)).json.items[0];
+    expect(rs.status.conditions?.find((c: any) => c.type === 'ReplicaFailure')).toMatchObject({ status: 'True', reason: 'FailedCreate' });
   });
 });

@@ -19,6 +19,7 @@ import { parseFieldValidation } from '../../core/validation/known-fields';
 import { listFormat, negotiateOutput } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { admissionInputs } from '../admission-inputs';
+import { writeCharged } from '../quota-charge';
 import { watch } from './watch';
 import { review, tokenRequest } from './reviews';
 import { escalationGrant, RBAC_GROUP } from './escalation';
@@ -253,7 +254,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   if (req.verb === 'deletecollection') {
     return deleteCollectionResponse(c.env, type, req, options, async (last) => void await settle(c, type, info.verb, dryRun, last));
   }
-  const result = await settle(c, type, info.verb, dryRun, await storeFor(c.env, type).write(groupResource(type), req, options));
+  const result = await settle(c, type, info.verb, dryRun, await writeCharged(c.env, type, req, options));
   if (evicting && result.ok) return json(201, JSON.stringify(EVICTION_SUCCESS));
   return reply(result);
 }

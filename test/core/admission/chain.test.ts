@@ -25,7 +25,7 @@ const pod = (spec: Record<string, unknown> = {}, meta: Record<string, unknown> =
   apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ...meta }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec },
 });
 const create = (body: string): WriteRequest => ({ verb: 'create', namespace: 'ns', body });
-const podInputs = (extra: AdmissionInputs = {}): AdmissionInputs => ({ serviceAccounts: { default: account() }, priorityClasses: [], ...extra });
+const podInputs = (extra: AdmissionInputs = {}): AdmissionInputs => ({ serviceAccounts: { default: account() }, priorityClasses: [], limitRanges: [], resourceQuotas: [], ...extra });
 
 describe('ServiceAccount admission', () => {
   it('sets the default account and mounts the kube-api-access projected volume in every container', () => {
@@ -52,7 +52,7 @@ describe('ServiceAccount admission', () => {
 
   it('refuses a missing account with kube\'s 403, naming generateName when the pod has no name yet', () => {
     const { store, commits } = memoryStore();
-    const status = statusOf(() => run(store, create(pod({ serviceAccountName: 'robot' }, { name: undefined, generateName: 'job-' })), { serviceAccounts: { robot: null }, priorityClasses: [] }));
+    const status = statusOf(() => run(store, create(pod({ serviceAccountName: 'robot' }, { name: undefined, generateName: 'job-' })), { serviceAccounts: { robot: null }, priorityClasses: [], limitRanges: [], resourceQuotas: [] }));
     expect(status).toMatchObject({
       code: 403, reason: 'Forbidden',
       message: 'pods "job-" is forbidden: error looking up service account ns/robot: serviceaccount "robot" not found',
@@ -138,5 +138,79 @@ describe('Priority admission', () => {
     expect(statusOf(() => run(store, create(body), { priorityClasses: [pc('first', 1, { globalDefault: true })] }, priorityClasses))).toMatchObject({
       code: 403, message: 'priorityclasses.scheduling.k8s.io "second" is forbidden: PriorityClass first is marked as default. Only one default can exist',
     });
+  });
+});
+
+describe('LimitRanger admission', () => {
+  const range = (limits: unknown[]): KubeObject => ({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'lr', namespace: 'ns' }, spec: { limits } });
+  const withResources = (resources: unknown, name = 'p') => pod({ containers: [{ name: 'c', image: 'nginx', resources }] }, { name });
+
+  it('defaults requests and limits and records them in kubernetes.io/limit-ranger', () => {
+    const { store } = memoryStore();
+    const lr = range([{ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '100m' } }]);
+    const got = run(store, create(withResources({ limits: { memory: '128Mi' } })), podInputs({ limitRanges: [lr] })).body as any;
+    // The pod's own defaulting made requests.memory = limits.memory before admission.
+    expect(got.spec.containers[0].resources).toEqual({ limits: { memory: '128Mi', cpu: '500m' }, requests: { memory: '128Mi', cpu: '100m' } });
+    expect(got.metadata.annotations['kubernetes.io/limit-ranger']).toBe('LimitRanger plugin set: cpu request for container c; cpu limit for container c');
+  });
+
+  it('takes default requests from max and min as v1 defaulting does', () => {
+    const { store } = memoryStore();
+    const got = run(store, create(withResources({})), podInputs({ limitRanges: [range([{ type: 'Container', max: { cpu: '2' }, min: { memory: '64Mi' } }])] })).body as any;
+    expect(got.spec.containers[0].resources).toEqual({ limits: { cpu: '2' }, requests: { cpu: '2', memory: '64Mi' } });
+  });
+
+  it('refuses a container outside min, max and maxLimitRequestRatio with kube\'s messages', () => {
+    const { store } = memoryStore();
+    const lr = [range([{ type: 'Container', max: { cpu: '1' }, maxLimitRequestRatio: { memory: '2' } }])];
+    expect(statusOf(() => run(store, create(withResources({ limits: { cpu: '2' } })), podInputs({ limitRanges: lr }))).message)
+      .toBe('pods "p" is forbidden: [maximum cpu usage per Container is 1, but limit is 2, memory max limit to request ratio per Container is 2, but no request is specified or request is 0]');
+    expect(statusOf(() => run(store, create(withResources({ limits: { cpu: '1', memory: '1Gi' }, requests: { memory: '256Mi' } })), podInputs({ limitRanges: lr }))).message)
+      .toBe('pods "p" is forbidden: memory max limit to request ratio per Container is 2, but provided ratio is 4.000000');
+    const min = [range([{ type: 'Pod', min: { memory: '1Gi' } }])];
+    expect(statusOf(() => run(store, create(withResources({ requests: { memory: '100Mi' } })), podInputs({ limitRanges: min }))).message)
+      .toBe('pods "p" is forbidden: minimum memory usage per Pod is 1Gi, but request is 100Mi');
+    expect(statusOf(() => run(store, create(withResources({})), podInputs({ limitRanges: min }))).message)
+      .toBe('pods "p" is forbidden: minimum memory usage per Pod is 1Gi.  No request is specified');
+  });
+});
+
+describe('ResourceQuota admission', () => {
+  const quota = (hard: Record<string, string>, used: Record<string, string> | undefined, spec: Record<string, unknown> = {}, name = 'q'): KubeObject => ({
+    apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name, namespace: 'ns', resourceVersion: '5' },
+    spec: { hard, ...spec }, status: used ? { hard, used } : {},
+  });
+  const withCpu = (name: string, cpu?: string) => pod({ containers: [{ name: 'c', image: 'nginx', ...(cpu ? { resources: { requests: { cpu }, limits: { cpu } } } : {}) }] }, { name });
+
+  it('refuses the pod beyond the count with kube\'s exact message, and admits within it', () => {
+    const { store } = memoryStore();
+    expect(run(store, create(withCpu('a')), podInputs({ resourceQuotas: [quota({ pods: '2' }, { pods: '1' })] })).code).toBe(201);
+    expect(statusOf(() => run(store, create(withCpu('b')), podInputs({ resourceQuotas: [quota({ pods: '2', 'count/pods': '5' }, { pods: '2', 'count/pods': '2' })] })))).toMatchObject({
+      code: 403, reason: 'Forbidden', message: 'pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2',
+    });
+  });
+
+  it('checks compute sums, demands explicit requests, and waits for the controller\'s count', () => {
+    const { store } = memoryStore();
+    const q = quota({ 'requests.cpu': '1', 'limits.cpu': '1' }, { 'requests.cpu': '800m', 'limits.cpu': '800m' });
+    expect(statusOf(() => run(store, create(withCpu('a', '300m')), podInputs({ resourceQuotas: [q] }))).message)
+      .toBe('pods "a" is forbidden: exceeded quota: q, requested: limits.cpu=300m,requests.cpu=300m, used: limits.cpu=800m,requests.cpu=800m, limited: limits.cpu=1,requests.cpu=1');
+    expect(statusOf(() => run(store, create(withCpu('b')), podInputs({ resourceQuotas: [q] }))).message)
+      .toBe('pods "b" is forbidden: failed quota: q: must specify limits.cpu for: c; requests.cpu for: c');
+    expect(statusOf(() => run(store, create(withCpu('c', '1m')), podInputs({ resourceQuotas: [quota({ pods: '3', cpu: '2', 'count/pods': '9' }, { pods: '1' })] }))).message)
+      .toBe('pods "c" is forbidden: status unknown for quota: q, resources: count/pods,cpu');
+    // A quota the controller has not seen yet (no status.hard) limits nothing, as in kube.
+    expect(run(store, create(withCpu('d', '1m')), podInputs({ resourceQuotas: [quota({ pods: '0' }, undefined)] })).code).toBe(201);
+  });
+
+  it('applies scopes to pods only, and counts other types by count/<resource>', () => {
+    const { store } = memoryStore();
+    const bestEffort = quota({ pods: '0' }, { pods: '0' }, { scopes: ['BestEffort'] });
+    expect(run(store, create(withCpu('a', '100m')), podInputs({ resourceQuotas: [bestEffort] })).code).toBe(201);
+    expect(statusOf(() => run(store, create(withCpu('b')), podInputs({ resourceQuotas: [bestEffort] }))).message).toMatch(/exceeded quota: q, requested: pods=1/);
+    const cms = quota({ 'count/configmaps': '1', configmaps: '4' }, { 'count/configmaps': '1', configmaps: '1' });
+    const configmaps = lookupGroupResource('core/configmaps')!;
+    expect(statusOf(() => run(store, create(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } })), { resourceQuotas: [cms] }, configmaps)).message)
+      .toBe('configmaps "cm" is forbidden: exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=1, limited: count/configmaps=1');
   });
 });
