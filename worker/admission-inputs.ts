@@ -18,6 +18,7 @@ const SERVICE_ACCOUNTS = lookupGroupResource('core/serviceaccounts')!;
 const PRIORITY_CLASSES = lookupGroupResource('scheduling.k8s.io/priorityclasses')!;
 const LIMIT_RANGES = lookupGroupResource('core/limitranges')!;
 const RESOURCE_QUOTAS = lookupGroupResource('core/resourcequotas')!;
+const NAMESPACES = lookupGroupResource('core/namespaces')!;
 // The most objects of one type admission reads per request; a cluster with more refuses rather than guesses.
 export const ADMISSION_LIST_LIMIT = 1000;
 // ServiceAccount admission's getServiceAccount: `default` is looked up ten times, 100–200 ms apart, since the
@@ -32,6 +33,7 @@ export interface InputRequest {
   /** The request body as sent (JSON or, for apply, YAML); read for the names a plugin will look up. */
   body: string;
   user: UserInfo;
+  subresource?: string;
 }
 
 export async function admissionInputs(env: Bindings, settings: Settings, req: InputRequest): Promise<AdmissionInputs> {
@@ -46,9 +48,21 @@ export async function admissionInputs(env: Bindings, settings: Settings, req: In
     inputs.priorityClasses = classes;
     inputs.limitRanges = ranges;
   }
+  if (type.namespaced && req.namespace && !type.custom && podSecurityApplies(type) && (!req.subresource || req.subresource === 'ephemeralcontainers')) inputs.namespace = await namespaceObject(env, req.namespace);
   if (type.namespaced && req.operation === 'create' && type.stored) inputs.resourceQuotas = await listAll(env, RESOURCE_QUOTAS, req.namespace);
   if (type.group === 'scheduling.k8s.io' && type.kind === 'PriorityClass') inputs.priorityClasses = await listAll(env, PRIORITY_CLASSES, '');
   return inputs;
+}
+
+// PodSecurity's kinds: pods and the workloads whose template it warns about (core/admission/plugins/pod-security.ts).
+const POD_SECURITY_KINDS = new Set(['/Pod', 'apps/Deployment', 'apps/ReplicaSet', 'apps/StatefulSet', 'apps/DaemonSet', 'batch/Job', 'batch/CronJob', '/ReplicationController', '/PodTemplate']);
+const podSecurityApplies = (type: ResourceType) => POD_SECURITY_KINDS.has(`${type.group}/${type.kind}`);
+
+async function namespaceObject(env: Bindings, name: string): Promise<KubeObject | undefined> {
+  const got = await storeFor(env, NAMESPACES).get(groupResource(NAMESPACES), { namespace: '', name, subresource: '' });
+  if (got.ok) return JSON.parse(got.value.body) as KubeObject;
+  if (got.status.code === 404) return undefined; // NamespaceLifecycle words the refusal; PodSecurity fails closed without it
+  throw new StatusError(got.status);
 }
 
 async function serviceAccount(env: Bindings, settings: Settings, namespace: string, name: string): Promise<KubeObject | null> {

@@ -27,6 +27,8 @@ export interface AdmissionAttributes {
  */
 export interface AdmissionInputs {
   user?: UserInfo;
+  /** The request's namespace (PodSecurity reads its labels). */
+  namespace?: KubeObject;
   /** The pod's ServiceAccount by name; null: read and not found. */
   serviceAccounts?: Record<string, KubeObject | null>;
   /** Every PriorityClass (pod creates; PriorityClass writes: the globalDefault check). */

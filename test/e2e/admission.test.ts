@@ -138,3 +138,45 @@ describe('ResourceQuota admission and controller', () => {
     expect(rs.status.conditions?.find((c: any) => c.type === 'ReplicaFailure')).toMatchObject({ status: 'True', reason: 'FailedCreate' });
   });
 });
+
+describe('PodSecurity admission', () => {
+  it('refuses a privileged pod under enforce=restricted and warns under warn', async () => {
+    await kubectl(r, ['create', 'namespace', 'secure']);
+    await waitFor('default account', async () => ((await http(r, 'GET', '/api/v1/namespaces/secure/serviceaccounts/default')).status === 200 ? true : undefined));
+    expect((await kubectl(r, ['label', 'namespace', 'secure', 'pod-security.kubernetes.io/enforce=restricted'])).code).toBe(0);
+    const privileged = await kubectl(r, ['run', 'root', '-n', 'secure', '--image=nginx', '--privileged']);
+    expect(privileged.stderr.trim()).toBe('Error from server (Forbidden): pods "root" is forbidden: violates PodSecurity "restricted:latest": '
+      + 'privileged (container "root" must not set securityContext.privileged=true), '
+      + 'allowPrivilegeEscalation != false (container "root" must set securityContext.allowPrivilegeEscalation=false), '
+      + 'unrestricted capabilities (container "root" must set securityContext.capabilities.drop=["ALL"]), '
+      + 'runAsNonRoot != true (pod or container "root" must set securityContext.runAsNonRoot=true), '
+      + 'seccompProfile (pod or container "root" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")');
+
+    await kubectl(r, ['create', 'namespace', 'warned']);
+    await waitFor('default account', async () => ((await http(r, 'GET', '/api/v1/namespaces/warned/serviceaccounts/default')).status === 200 ? true : undefined));
+    await kubectl(r, ['label', 'namespace', 'warned', 'pod-security.kubernetes.io/warn=baseline']);
+    const warned = await kubectl(r, ['run', 'root', '-n', 'warned', '--image=nginx', '--privileged']);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr.trim()).toBe('Warning: would violate PodSecurity "baseline:latest": privileged (container "root" must not set securityContext.privileged=true)');
+    const deploy = await kubectl(r, ['create', 'deployment', 'd', '-n', 'warned', '--image=nginx', '--dry-run=server', '-o', 'name', '--', 'sleep', '1']);
+    expect(deploy.code).toBe(0);
+    const hostNet = await kubectl(r, ['apply', '-f', '-'], `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: hostnet
+  namespace: warned
+spec:
+  selector:
+    matchLabels: {app: h}
+  template:
+    metadata:
+      labels: {app: h}
+    spec:
+      hostNetwork: true
+      containers:
+      - name: c
+        image: nginx
+`);
+    expect(hostNet.stderr.trim()).toBe('Warning: would violate PodSecurity "baseline:latest": host namespaces (hostNetwork)');
+  });
+});

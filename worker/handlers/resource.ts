@@ -246,7 +246,7 @@ async function write(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL
   // The admission chain runs in the store on the object it writes; what its plugins consult is read here.
   const admission = req.verb === 'create' || req.verb === 'update' || req.verb === 'patch'
     ? await admissionInputs(c.env, c.get('settings'), {
-      type, namespace, body, user: c.get('user'),
+      type, namespace, body, user: c.get('user'), subresource,
       operation: req.verb === 'create' || (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) ? 'create' : 'update',
     })
     : undefined;

@@ -25,7 +25,7 @@ const pod = (spec: Record<string, unknown> = {}, meta: Record<string, unknown> =
   apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ...meta }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec },
 });
 const create = (body: string): WriteRequest => ({ verb: 'create', namespace: 'ns', body });
-const podInputs = (extra: AdmissionInputs = {}): AdmissionInputs => ({ serviceAccounts: { default: account() }, priorityClasses: [], limitRanges: [], resourceQuotas: [], ...extra });
+const podInputs = (extra: AdmissionInputs = {}): AdmissionInputs => ({ serviceAccounts: { default: account() }, priorityClasses: [], limitRanges: [], resourceQuotas: [], namespace: { metadata: { name: 'ns' } }, ...extra });
 
 describe('ServiceAccount admission', () => {
   it('sets the default account and mounts the kube-api-access projected volume in every container', () => {
@@ -52,7 +52,7 @@ describe('ServiceAccount admission', () => {
 
   it('refuses a missing account with kube\'s 403, naming generateName when the pod has no name yet', () => {
     const { store, commits } = memoryStore();
-    const status = statusOf(() => run(store, create(pod({ serviceAccountName: 'robot' }, { name: undefined, generateName: 'job-' })), { serviceAccounts: { robot: null }, priorityClasses: [], limitRanges: [], resourceQuotas: [] }));
+    const status = statusOf(() => run(store, create(pod({ serviceAccountName: 'robot' }, { name: undefined, generateName: 'job-' })), { serviceAccounts: { robot: null }, priorityClasses: [], limitRanges: [], resourceQuotas: [], namespace: { metadata: { name: 'ns' } } }));
     expect(status).toMatchObject({
       code: 403, reason: 'Forbidden',
       message: 'pods "job-" is forbidden: error looking up service account ns/robot: serviceaccount "robot" not found',
@@ -212,5 +212,48 @@ describe('ResourceQuota admission', () => {
     const configmaps = lookupGroupResource('core/configmaps')!;
     expect(statusOf(() => run(store, create(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } })), { resourceQuotas: [cms] }, configmaps)).message)
       .toBe('configmaps "cm" is forbidden: exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=1, limited: count/configmaps=1');
+  });
+});
+
+describe('PodSecurity admission', () => {
+  const ns = (labels: Record<string, string>): KubeObject => ({ metadata: { name: 'ns', labels } });
+  const restricted = ns({ 'pod-security.kubernetes.io/enforce': 'restricted' });
+
+  it('refuses a privileged pod under restricted with kube\'s message, checks in the registry\'s order', () => {
+    const { store } = memoryStore();
+    const body = pod({ containers: [{ name: 'c', image: 'nginx', securityContext: { privileged: true } }] });
+    expect(statusOf(() => run(store, create(body), podInputs({ namespace: restricted })))).toMatchObject({
+      code: 403, reason: 'Forbidden',
+      message: 'pods "p" is forbidden: violates PodSecurity "restricted:latest": privileged (container "c" must not set securityContext.privileged=true), '
+        + 'allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), '
+        + 'unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), '
+        + 'runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), '
+        + 'seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
+    });
+  });
+
+  it('admits a conforming pod, and baseline allows what restricted refuses', () => {
+    const { store } = memoryStore();
+    const good = pod({
+      securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [{ name: 'c', image: 'nginx', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }],
+    }, { name: 'good' });
+    expect(run(store, create(good), podInputs({ namespace: restricted })).code).toBe(201);
+    const baseline = ns({ 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/enforce-version': 'v1.30' });
+    expect(run(store, create(pod({}, { name: 'plain' })), podInputs({ namespace: baseline })).code).toBe(201);
+    expect(statusOf(() => run(store, create(pod({ hostNetwork: true, volumes: [{ name: 'h', hostPath: { path: '/' } }] }, { name: 'h' })), podInputs({ namespace: baseline }))).message)
+      .toBe('pods "h" is forbidden: violates PodSecurity "baseline:v1.30": host namespaces (hostNetwork), hostPath volumes (volume "h")');
+  });
+
+  it('warns under warn without refusing, and an unparsable level enforces restricted', () => {
+    const { store } = memoryStore();
+    const warnings: string[] = [];
+    executeWrite(store, {
+      type: pods, now: 0, newUid: () => 'u', randomSuffix: () => 'x7k2q', warnings,
+      admission: { inputs: podInputs({ namespace: ns({ 'pod-security.kubernetes.io/warn': 'baseline' }) }), dryRun: false },
+    }, create(pod({ containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80, hostPort: 8080 }] }] })));
+    expect(warnings).toEqual(['would violate PodSecurity "baseline:latest": hostPort (container "c" uses hostPort 8080)']);
+    expect(statusOf(() => run(store, create(pod({}, { name: 'q' })), podInputs({ namespace: ns({ 'pod-security.kubernetes.io/enforce': 'strict' }) }))).message)
+      .toMatch(/^pods "q" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
   });
 });
