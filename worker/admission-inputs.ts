@@ -19,8 +19,11 @@ const PRIORITY_CLASSES = lookupGroupResource('scheduling.k8s.io/priorityclasses'
 const LIMIT_RANGES = lookupGroupResource('core/limitranges')!;
 const RESOURCE_QUOTAS = lookupGroupResource('core/resourcequotas')!;
 const NAMESPACES = lookupGroupResource('core/namespaces')!;
-// The most objects of one type admission reads per request; a cluster with more refuses rather than guesses.
-export const ADMISSION_LIST_LIMIT = 1000;
+// The most objects, and bytes, of one type admission reads per request: every pod create reads the namespace's
+// LimitRanges and ResourceQuotas, so a tenant's many or huge objects must not multiply into every create's cost.
+// A namespace over either bound has its creates refused (fail closed) rather than admitted unchecked.
+export const ADMISSION_LIST_LIMIT = 100;
+export const ADMISSION_LIST_BYTES = 4 * 1024 * 1024;
 // ServiceAccount admission's getServiceAccount: `default` is looked up ten times, 100–200 ms apart, since the
 // ServiceAccount controller creates it just after the namespace.
 const DEFAULT_ACCOUNT_ATTEMPTS = 10;
@@ -82,11 +85,37 @@ async function serviceAccount(env: Bindings, settings: Settings, namespace: stri
 /** Every object of a type (in a namespace), one page; more than ADMISSION_LIST_LIMIT refuses. */
 export async function listAll(env: Bindings, type: ResourceType, namespace: string): Promise<KubeObject[]> {
   const res = await storeFor(env, type).list(groupResource(type), { namespace, query: `?limit=${ADMISSION_LIST_LIMIT}`, format: { as: 'List' } });
-  const text = await res.text();
+  const text = await readCapped(res, ADMISSION_LIST_BYTES);
+  if (text === undefined) throw new StatusError(internalError(`admission: ${type.resource} over ${ADMISSION_LIST_BYTES} bytes`));
   if (res.status !== 200) throw new StatusError(internalError(`admission could not list ${type.resource}: ${res.status}`));
   const list = JSON.parse(text) as { items?: KubeObject[]; metadata?: { continue?: string } };
   if (list.metadata?.continue) throw new StatusError(internalError(`admission: more than ${ADMISSION_LIST_LIMIT} ${type.resource}`));
   return list.items ?? [];
+}
+
+/** The body as text, or undefined once it passes `max` bytes (the rest is not read). */
+async function readCapped(res: Response, max: number): Promise<string | undefined> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
 }
 
 /** spec.serviceAccountName of a JSON or YAML (apply) pod body; '' when it names none or cannot be read (then `default`). */
