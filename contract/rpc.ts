@@ -147,7 +147,7 @@ export interface AuthorizerRpc extends SubscriberRpc {
   admit(name: string, user: UserInfo, attrs: RequestAttributes, impersonation?: Impersonation): Promise<Admission>;
   /** The decision alone, for SelfSubjectAccessReview. */
   check(name: string, user: UserInfo, attrs: RequestAttributes): Promise<boolean>;
-  /** The decision and its reason, for SubjectAccessReview. */
+  /** The decision and its reason, for SubjectAccessReview (RBAC's `allowed by …`; empty for system:masters). */
   review(name: string, user: UserInfo, attrs: RequestAttributes): Promise<{ allowed: boolean; reason: string }>;
   /** The user's rules in a namespace, for SelfSubjectRulesReview. */
   rules(name: string, user: UserInfo, namespace: string): Promise<PolicyRule[]>;

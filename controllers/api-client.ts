@@ -24,6 +24,7 @@ export const RESOURCES = {
   statefulsets: { group: 'apps', version: 'v1', resource: 'statefulsets', namespaced: true },
   daemonsets: { group: 'apps', version: 'v1', resource: 'daemonsets', namespaced: true },
   controllerrevisions: { group: 'apps', version: 'v1', resource: 'controllerrevisions', namespaced: true },
+  configmaps: { group: '', version: 'v1', resource: 'configmaps', namespaced: true },
 } as const satisfies Record<string, ResourceRef>;
 
 export function collectionPath(r: ResourceRef, namespace = ''): string {

@@ -15,6 +15,7 @@ import { workloadLoops } from './workload-loops';
 import { DeploymentController, COMPONENT as DEPLOY_COMPONENT } from './deployment';
 import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
+import { RootCAPublisher } from './root-ca-publisher';
 import { ClusterRoleAggregationController, CLUSTER_ROLES } from './clusterrole-aggregation';
 import { apiLister, RESOURCE_QUOTAS, ResourceQuotaController } from './resourcequota';
 import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
@@ -36,6 +37,7 @@ export interface ManagerOptions {
   simulatedNodes: number; // 0: no pod-readiness simulator
   eventTTLSeconds?: number; // EVENT_TTL_SECONDS (default 3600)
   nodeMonitorGraceSeconds?: number; // node lifecycle: Lease silence before a node is Unknown (default 40)
+  rootCaCert?: string; // ROOT_CA_CERT: ca.crt of every namespace's kube-root-ca.crt
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice). It reads
@@ -183,6 +185,7 @@ export class ControllerManager {
     const quotaController = new ResourceQuotaController({
       api: quotaApi, quotas: informers.for(RESOURCE_QUOTAS), pods, clock, list: apiLister((path) => quotaApi.request('GET', path)),
     });
+    const rootCA = new RootCAPublisher(await this.controllerApi('root-ca-cert-publisher'), namespaces, informers.metadataFor(RESOURCES.configmaps), this.o.rootCaCert ?? '', clock);
     const aggregation = new ClusterRoleAggregationController(await this.controllerApi('clusterrole-aggregation-controller'), informers.for(CLUSTER_ROLES), clock);
     const nodes = informers.for(RESOURCES.nodes);
     // kube-scheduler: its own identity (system:kube-scheduler), in this object rather than behind its own Lease.
@@ -230,7 +233,7 @@ export class ControllerManager {
     this.proxyInformers = proxyInformers;
     const queues: Record<string, Pick<WorkQueue, 'stats' | 'shutDown'>> = {
       ...workloads.queues, replicaset: rs.queue, deployment: deploy.queue, garbage_collector_attempt_to_delete: gc.attemptToDelete,
-      garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, scheduler: scheduler.queue,
+      garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, root_ca_cert_publisher: rootCA.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
       ClusterRoleAggregator: aggregation.queue, resource_quota_controller_resource_quota_primary: quotaController.queue,
     };
@@ -246,7 +249,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...quotaController.run(5)];
+        ...aggregation.run(5), ...rootCA.run(1), ...quotaController.run(5)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

@@ -125,7 +125,10 @@ export function calculateRsStatus(rs: KubeObject, pods: KubeObject[], now: numbe
   const prior = ((rs.status as RsStatus | undefined)?.conditions ?? []).filter((c) => c.type !== 'ReplicaFailure');
   const failure = ((rs.status as RsStatus | undefined)?.conditions ?? []).find((c) => c.type === 'ReplicaFailure');
   if (manageError) {
-    prior.push({ type: 'ReplicaFailure', status: 'True', reason: manageError.reason, message: manageError.message, lastTransitionTime: failure?.lastTransitionTime ?? new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z') });
+    // SetCondition keeps a condition whose status and reason are unchanged, message and all: a refusal naming
+    // each attempt's generated pod name must not rewrite status (and so resync the key) on every retry.
+    if (failure && failure.status === 'True' && failure.reason === manageError.reason) prior.push(failure);
+    else prior.push({ type: 'ReplicaFailure', status: 'True', reason: manageError.reason, message: manageError.message, lastTransitionTime: failure?.lastTransitionTime ?? new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z') });
   }
   if (prior.length) status.conditions = prior;
   return status;

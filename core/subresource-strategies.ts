@@ -36,6 +36,17 @@ function mergeEphemeral(current: KubeObject, next: KubeObject): KubeObject {
 const EPHEMERAL_FORBIDDEN = ['ports', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle', 'resources', 'resizePolicy', 'restartPolicy'];
 
 /**
+ * validateFieldAllowList compares each field with its Go zero value: nil for the pointers and slices, and for
+ * `resources` (a struct, which kubectl debug sends as `{}`) a value whose limits, requests and claims are all unset.
+ */
+function isZero(field: string, v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (field !== 'resources' || typeof v !== 'object' || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  return ['limits', 'requests', 'claims'].every((k) => r[k] === undefined || r[k] === null);
+}
+
+/**
  * ValidatePodEphemeralContainersUpdate: each new container named, with an image, a name no other container of the
  * pod has, none of the fields only regular containers have; existing ones neither removed nor changed.
  */
@@ -54,7 +65,7 @@ function validateEphemeral(merged: KubeObject, current: KubeObject): StatusCause
     seen.add(name);
     if (!c.image) causes.push({ reason: 'FieldValueRequired', field: `${path}.image`, message: 'Required value' });
     for (const f of EPHEMERAL_FORBIDDEN) {
-      if (c[f] !== undefined && c[f] !== null) causes.push({ reason: 'FieldValueForbidden', field: `${path}.${f}`, message: 'Forbidden: cannot be set for an Ephemeral Container' });
+      if (!isZero(f, c[f])) causes.push({ reason: 'FieldValueForbidden', field: `${path}.${f}`, message: 'Forbidden: cannot be set for an Ephemeral Container' });
     }
   });
   const byName = new Map(now.map((c) => [c.name, c]));

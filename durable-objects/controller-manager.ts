@@ -78,6 +78,7 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
           simulatedNodes: this.settings.simulatedNodes,
           eventTTLSeconds: this.settings.eventTtlSeconds,
           nodeMonitorGraceSeconds: this.settings.nodeMonitorGraceSeconds,
+          rootCaCert: this.settings.rootCaCert,
         });
         manager.run();
         this.manager = manager;

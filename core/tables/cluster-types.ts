@@ -105,10 +105,11 @@ function quotaColumn(o: View, limits: boolean): string {
 
 export const RESOURCEQUOTA_TABLE: TableSpec = {
   columns: [
+    // printers.go resourceQuotaColumnDefinitions: Age before the two usage columns.
     NAME,
+    AGE,
     col('Request', 'string', 'Request represents a minimum amount of cpu/memory that a container may consume.', (o) => quotaColumn(o, false)),
     col('Limit', 'string', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.', (o) => quotaColumn(o, true)),
-    AGE,
   ],
 };
 

@@ -50,7 +50,8 @@ export async function podLog(c: Ctx, info: ResourceRequest, url: URL): Promise<R
     return new Response(first, { headers: TEXT });
   }
   if (followers >= MAX_FOLLOWERS) throw new StatusError(tooManyRequests('too many pod logs are being followed; try again later', 1));
-  return new Response(followStream(c, info, container, opts, lines, first), { headers: TEXT });
+  // Local dev gzips text for clients that accept it, which holds the followed lines back until the end.
+  return new Response(followStream(c, info, container, opts, lines, first), { headers: { ...TEXT, 'content-encoding': 'identity' } });
 }
 
 const byteLength = (s: string) => new TextEncoder().encode(s).byteLength;
