@@ -13,6 +13,7 @@ import type { UserInfo } from '../core/rbac/authorize';
 import { parseApplyBody } from '../core/apply/apply-body';
 import type { Bindings } from './env';
 import { storeFor } from './stores';
+import { admissionCache } from './admission-cache';
 
 const SERVICE_ACCOUNTS = lookupGroupResource('core/serviceaccounts')!;
 const PRIORITY_CLASSES = lookupGroupResource('scheduling.k8s.io/priorityclasses')!;
@@ -42,18 +43,23 @@ export interface InputRequest {
 export async function admissionInputs(env: Bindings, settings: Settings, req: InputRequest): Promise<AdmissionInputs> {
   const inputs: AdmissionInputs = { user: req.user };
   const { type } = req;
+  const reads: Promise<void>[] = [];
   if (type.group === '' && type.kind === 'Pod' && req.operation === 'create') {
     const name = serviceAccountNameIn(req.body) || DEFAULT_SERVICE_ACCOUNT;
-    const [account, classes, ranges] = await Promise.all([
-      serviceAccount(env, settings, req.namespace, name), listAll(env, PRIORITY_CLASSES, ''), listAll(env, LIMIT_RANGES, req.namespace),
-    ]);
-    inputs.serviceAccounts = { [name]: account };
-    inputs.priorityClasses = classes;
-    inputs.limitRanges = ranges;
+    reads.push(serviceAccount(env, settings, req.namespace, name).then((a) => void (inputs.serviceAccounts = { [name]: a })));
+    reads.push(listAll(env, PRIORITY_CLASSES, '', true).then((l) => void (inputs.priorityClasses = l)));
+    reads.push(listAll(env, LIMIT_RANGES, req.namespace, true).then((l) => void (inputs.limitRanges = l)));
   }
-  if (type.namespaced && req.namespace && !type.custom && podSecurityApplies(type) && (!req.subresource || req.subresource === 'ephemeralcontainers')) inputs.namespace = await namespaceObject(env, req.namespace);
-  if (type.namespaced && req.operation === 'create' && type.stored) inputs.resourceQuotas = await listAll(env, RESOURCE_QUOTAS, req.namespace);
-  if (type.group === 'scheduling.k8s.io' && type.kind === 'PriorityClass') inputs.priorityClasses = await listAll(env, PRIORITY_CLASSES, '');
+  if (type.namespaced && req.namespace && !type.custom && podSecurityApplies(type) && (!req.subresource || req.subresource === 'ephemeralcontainers')) {
+    reads.push(namespaceObject(env, req.namespace).then((n) => void (inputs.namespace = n)));
+  }
+  if (type.namespaced && req.operation === 'create' && type.stored) {
+    reads.push(listAll(env, RESOURCE_QUOTAS, req.namespace, 'when empty').then((l) => void (inputs.resourceQuotas = l)));
+  }
+  if (type.group === 'scheduling.k8s.io' && type.kind === 'PriorityClass') {
+    reads.push(listAll(env, PRIORITY_CLASSES, '').then((l) => void (inputs.priorityClasses = l)));
+  }
+  await Promise.all(reads);
   return inputs;
 }
 
@@ -62,8 +68,15 @@ const POD_SECURITY_KINDS = new Set(['/Pod', 'apps/Deployment', 'apps/ReplicaSet'
 const podSecurityApplies = (type: ResourceType) => POD_SECURITY_KINDS.has(`${type.group}/${type.kind}`);
 
 async function namespaceObject(env: Bindings, name: string): Promise<KubeObject | undefined> {
+  const key = `ns|${name}`;
+  const cached = admissionCache.get<KubeObject>(key);
+  if (cached) return cached;
   const got = await storeFor(env, NAMESPACES).get(groupResource(NAMESPACES), { namespace: '', name, subresource: '' });
-  if (got.ok) return JSON.parse(got.value.body) as KubeObject;
+  if (got.ok) {
+    const ns = JSON.parse(got.value.body) as KubeObject;
+    admissionCache.set(key, ns, got.value.body.length);
+    return ns;
+  }
   if (got.status.code === 404) return undefined; // NamespaceLifecycle words the refusal; PodSecurity fails closed without it
   throw new StatusError(got.status);
 }
@@ -72,8 +85,15 @@ async function serviceAccount(env: Bindings, settings: Settings, namespace: stri
   const attempts = name === DEFAULT_SERVICE_ACCOUNT && settings.controllers ? DEFAULT_ACCOUNT_ATTEMPTS : 1;
   for (let i = 0; i < attempts; i++) {
     if (i) await new Promise((r) => setTimeout(r, 100 + Math.floor(Math.random() * 100)));
+    const cached = admissionCache.get<KubeObject>(`sa|${namespace}|${name}`);
+    if (cached) return cached;
     const got = await storeFor(env, SERVICE_ACCOUNTS).get(groupResource(SERVICE_ACCOUNTS), { namespace, name, subresource: '' });
-    if (got.ok) return JSON.parse(got.value.body) as KubeObject;
+    if (got.ok) {
+      // Only an account that exists is kept: one created a moment ago is found at once, as kube's live GET finds it.
+      const account = JSON.parse(got.value.body) as KubeObject;
+      admissionCache.set(`sa|${namespace}|${name}`, account, got.value.body.length);
+      return account;
+    }
     if (got.status.code !== 404) throw new StatusError(got.status);
   }
   // Without the control loops nothing creates `default` (controllers/serviceaccount.ts does): the plugin then
@@ -82,15 +102,25 @@ async function serviceAccount(env: Bindings, settings: Settings, namespace: stri
   return null;
 }
 
-/** Every object of a type (in a namespace), one page; more than ADMISSION_LIST_LIMIT refuses. */
-export async function listAll(env: Bindings, type: ResourceType, namespace: string): Promise<KubeObject[]> {
+/**
+ * Every object of a type (in a namespace), one page; more than ADMISSION_LIST_LIMIT refuses. `cache`: the list may
+ * come from (and goes to) the isolate's admission cache — always, or only when it is empty.
+ */
+export async function listAll(env: Bindings, type: ResourceType, namespace: string, cache: boolean | 'when empty' = false): Promise<KubeObject[]> {
+  const key = `list|${groupResource(type)}|${namespace}`;
+  if (cache) {
+    const hit = admissionCache.get<KubeObject[]>(key);
+    if (hit) return hit;
+  }
   const res = await storeFor(env, type).list(groupResource(type), { namespace, query: `?limit=${ADMISSION_LIST_LIMIT}`, format: { as: 'List' } });
   const text = await readCapped(res, ADMISSION_LIST_BYTES);
   if (text === undefined) throw new StatusError(internalError(`admission: ${type.resource} over ${ADMISSION_LIST_BYTES} bytes`));
   if (res.status !== 200) throw new StatusError(internalError(`admission could not list ${type.resource}: ${res.status}`));
   const list = JSON.parse(text) as { items?: KubeObject[]; metadata?: { continue?: string } };
   if (list.metadata?.continue) throw new StatusError(internalError(`admission: more than ${ADMISSION_LIST_LIMIT} ${type.resource}`));
-  return list.items ?? [];
+  const items = list.items ?? [];
+  if (cache === true || (cache === 'when empty' && items.length === 0)) admissionCache.set(key, items, text.length);
+  return items;
 }
 
 /** The body as text, or undefined once it passes `max` bytes (the rest is not read). */

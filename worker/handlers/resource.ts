@@ -20,6 +20,7 @@ import { listFormat, negotiateOutput } from '../negotiation';
 import { admitCreate, deleteNamespace } from './namespace-lifecycle';
 import { admissionInputs } from '../admission-inputs';
 import { writeCharged } from '../quota-charge';
+import { afterWrite as afterAdmissionRead } from '../admission-cache';
 import { watch } from './watch';
 import { review, tokenRequest } from './reviews';
 import { escalationGrant, RBAC_GROUP } from './escalation';
@@ -279,6 +280,7 @@ async function bindCollection(c: Ctx, namespace: string, body: string, dryRun: b
 
 /** What follows a write: CRD registry sync and cleanup, and read-your-writes for RBAC. */
 async function settle(c: Ctx, type: ResourceType, verb: string, dryRun: boolean, result: Result<StoreReply>): Promise<Result<StoreReply>> {
+  if (!dryRun) afterAdmissionRead(groupResource(type));
   if (groupResource(type) === CRD_GROUP_RESOURCE && !dryRun) result = await afterCrdWrite(c.env, verb, result);
   if (type.custom?.terminating && result.ok && !dryRun) await resumeCrdCleanup(c.env, type.custom.crdName);
   // Read-your-writes for RBAC: the next request must be decided with this change in force.
