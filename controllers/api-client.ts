@@ -133,3 +133,9 @@ export class HttpApi implements Api {
 export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.code === 404;
 export const isConflict = (e: unknown): boolean => e instanceof ApiError && e.code === 409;
 export const isAlreadyExists = (e: unknown): boolean => e instanceof ApiError && e.code === 409 && e.status?.reason === 'AlreadyExists';
+
+/** err.Error() as kube's clients give it: an API Status's own message, else the error's text. */
+export function errorText(e: unknown): string {
+  if (e instanceof ApiError && e.status?.message) return e.status.message;
+  return e instanceof Error ? e.message : String(e);
+}

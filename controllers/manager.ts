@@ -17,6 +17,7 @@ import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
 import { RootCAPublisher } from './root-ca-publisher';
 import { ClusterRoleAggregationController, CLUSTER_ROLES } from './clusterrole-aggregation';
+import { apiLister, RESOURCE_QUOTAS, ResourceQuotaController } from './resourcequota';
 import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
 import { SimulatedNodes } from './kubelet/simulated-nodes';
 import { Scheduler, COMPONENT as SCHEDULER_COMPONENT } from './scheduler/scheduler';
@@ -184,6 +185,10 @@ export class ControllerManager {
       },
     });
     const sa = new ServiceAccountController(await this.controllerApi('service-account-controller'), namespaces, accounts, clock);
+    const quotaApi = await this.controllerApi('resourcequota-controller');
+    const quotaController = new ResourceQuotaController({
+      api: quotaApi, quotas: informers.for(RESOURCE_QUOTAS), pods, clock, list: apiLister((path) => quotaApi.request('GET', path)),
+    });
     const rootCA = new RootCAPublisher(await this.controllerApi('root-ca-cert-publisher'), namespaces, informers.metadataFor(RESOURCES.configmaps), this.o.rootCaCert ?? '', clock);
     const aggregation = new ClusterRoleAggregationController(await this.controllerApi('clusterrole-aggregation-controller'), informers.for(CLUSTER_ROLES), clock);
     const nodes = informers.for(RESOURCES.nodes);
@@ -257,6 +262,7 @@ export class ControllerManager {
       garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, root_ca_cert_publisher: rootCA.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
       ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
+      resource_quota_controller_resource_quota_primary: quotaController.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -270,7 +276,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1)];
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

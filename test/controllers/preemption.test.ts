@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../client/types';
 import { NodeUsageCache } from '../../controllers/scheduler/node-info';
 import { pickPreemption, victimsOnNode } from '../../controllers/scheduler/preemption';
-import { admitPodPriority } from '../../core/scheduling/priority';
-import { StatusError } from '../../core/status';
 
 const node = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } });
 const pod = (name: string, cpu: string, priority: number, nodeName?: string): KubeObject => ({
@@ -30,28 +28,5 @@ describe('preemption', () => {
     (never.spec as any).preemptionPolicy = 'Never';
     expect(pickPreemption(never, nodes)).toBeUndefined();
     expect(pickPreemption(pod('hi', '2', 10), nodes.map((n) => ({ ...n, result: { reasons: ['taint'], unresolvable: true } })))).toBeUndefined();
-  });
-});
-
-describe('Priority admission', () => {
-  const classes = [{ metadata: { name: 'high' }, value: 1000, preemptionPolicy: 'Never' }, { metadata: { name: 'base' }, value: 10, globalDefault: true }];
-
-  it('sets priority and preemptionPolicy from the class, the global default, or 0', () => {
-    const named: any = { metadata: { name: 'p' }, spec: { priorityClassName: 'high' } };
-    admitPodPriority(named, classes);
-    expect(named.spec).toEqual({ priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' });
-    const unnamed: any = { metadata: { name: 'p' }, spec: {} };
-    admitPodPriority(unnamed, classes);
-    expect(unnamed.spec).toEqual({ priorityClassName: 'base', priority: 10, preemptionPolicy: 'PreemptLowerPriority' });
-    const none: any = { metadata: { name: 'p' }, spec: {} };
-    admitPodPriority(none, []);
-    expect(none.spec).toEqual({ priority: 0, preemptionPolicy: 'PreemptLowerPriority' });
-  });
-
-  it('refuses an unknown class and a conflicting priority with kube\'s 403', () => {
-    const fail = (p: any) => { try { admitPodPriority(p, classes); } catch (e) { return (e as StatusError).status; } return undefined; };
-    expect(fail({ metadata: { name: 'p' }, spec: { priorityClassName: 'gone' } })).toMatchObject({ code: 403, message: 'pods "p" is forbidden: no PriorityClass with name gone was found' });
-    expect(fail({ metadata: { name: 'p' }, spec: { priorityClassName: 'high', priority: 5 } })?.message)
-      .toBe('pods "p" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name');
   });
 });

@@ -7,7 +7,6 @@ import { methodNotAllowed, StatusError } from '../../core/status';
 import { admitCreate } from './namespace-lifecycle';
 import { review, tokenRequest } from './reviews';
 import { bind, bindCollection } from './binding';
-import { admitPriority, isCorePod } from './priority';
 import { evict } from './eviction';
 import { reply } from './reply';
 import { attributed, send, writeQuery, writtenBody, type WriteQuery } from './write';
@@ -40,6 +39,5 @@ export async function create(c: Ctx, call: ResourceCall): Promise<Response> {
   }
   if (name || subresource) throw new StatusError(methodNotAllowed());
   const namespaceRevision = await admitCreate(c.env, type, namespace, body);
-  const admitted = isCorePod(type) ? await admitPriority(c.env, body) : body; // the Priority admission plugin
-  return reply(await send(c, call, attributed(c, url, { verb: 'create', namespace, body: admitted }), query, { namespaceRevision }));
+  return reply(await send(c, call, attributed(c, url, { verb: 'create', namespace, body }), query, { namespaceRevision }));
 }
