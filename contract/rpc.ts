@@ -11,6 +11,7 @@ import type { EscalationGrant } from '../core/rbac/escalation';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { PolicyRule, RequestAttributes } from '../core/rbac/rules';
 import type { KubeObject } from '../core/object-meta';
+import type { AdmissionInputs } from '../core/admission/attributes';
 import type { HubStats } from '../core/watch/hub';
 import type { ManagerStats } from '../controllers/manager';
 import type { ProxyRules } from '../controllers/kube-proxy';
@@ -39,6 +40,8 @@ export interface WriteOptions {
   // For creates the front door admitted: the namespace's resourceVersion it saw (durable-objects/namespace-fence.ts).
   namespaceRevision?: number;
   crdRevision?: number;
+  // The admission chain's inputs (core/admission/chain.ts), read by the front door; absent: no admission (bootstrap).
+  admission?: AdmissionInputs;
   // deletecollection, one page at a time (core/list/delete-collection-page.ts): the page after this key.
   deletePage?: { after: string };
 }
@@ -145,6 +148,8 @@ export interface AuthorizerRpc extends SubscriberRpc {
   admit(name: string, user: UserInfo, attrs: RequestAttributes, impersonation?: Impersonation): Promise<Admission>;
   /** The decision alone, for SelfSubjectAccessReview. */
   check(name: string, user: UserInfo, attrs: RequestAttributes): Promise<boolean>;
+  /** The decision and its reason, for SubjectAccessReview (RBAC's `allowed by …`; empty for system:masters). */
+  review(name: string, user: UserInfo, attrs: RequestAttributes): Promise<{ allowed: boolean; reason: string }>;
   /** The user's rules in a namespace, for SelfSubjectRulesReview. */
   rules(name: string, user: UserInfo, namespace: string): Promise<PolicyRule[]>;
   escalationGrant(name: string, user: UserInfo, namespace: string, roleRef: unknown): Promise<EscalationGrant>;

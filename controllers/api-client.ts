@@ -24,6 +24,13 @@ export const RESOURCES = {
   statefulsets: { group: 'apps', version: 'v1', resource: 'statefulsets', namespaced: true },
   daemonsets: { group: 'apps', version: 'v1', resource: 'daemonsets', namespaced: true },
   controllerrevisions: { group: 'apps', version: 'v1', resource: 'controllerrevisions', namespaced: true },
+  cronjobs: { group: 'batch', version: 'v1', resource: 'cronjobs', namespaced: true },
+  persistentvolumeclaims: { group: '', version: 'v1', resource: 'persistentvolumeclaims', namespaced: true },
+  persistentvolumes: { group: '', version: 'v1', resource: 'persistentvolumes', namespaced: false },
+  storageclasses: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', namespaced: false },
+  poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', namespaced: true },
+  configmaps: { group: '', version: 'v1', resource: 'configmaps', namespaced: true },
+  secrets: { group: '', version: 'v1', resource: 'secrets', namespaced: true },
 } as const satisfies Record<string, ResourceRef>;
 
 export function collectionPath(r: ResourceRef, namespace = ''): string {
@@ -126,3 +133,9 @@ export class HttpApi implements Api {
 export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.code === 404;
 export const isConflict = (e: unknown): boolean => e instanceof ApiError && e.code === 409;
 export const isAlreadyExists = (e: unknown): boolean => e instanceof ApiError && e.code === 409 && e.status?.reason === 'AlreadyExists';
+
+/** err.Error() as kube's clients give it: an API Status's own message, else the error's text. */
+export function errorText(e: unknown): string {
+  if (e instanceof ApiError && e.status?.message) return e.status.message;
+  return e instanceof Error ? e.message : String(e);
+}

@@ -8,7 +8,7 @@
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
-import { isNotFound, RESOURCES, type Api } from './api-client';
+import { isNotFound, RESOURCES, type Api, errorText } from './api-client';
 import type { Clock } from './clock';
 import { controllerClient, type ClientRateLimit } from './client-throttle';
 import { CONTROLLER_REVISION_HASH, ensureUpdateRevision, hashOf, truncateHistory } from './controller-history';
@@ -146,7 +146,7 @@ export class DaemonSetController {
         else {
           failed ??= r.reason;
           this.expectations.lowerCreations(key);
-          this.d.recorder.event(ds, 'Warning', 'FailedCreate', `Error creating: ${(r.reason as Error).message}`);
+          this.d.recorder.event(ds, 'Warning', 'FailedCreate', `Error creating: ${errorText(r.reason)}`);
         }
       }
       if (failed) {

@@ -9,7 +9,7 @@ import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
 import { formatIndexes } from '../core/job-indexes';
-import { isNotFound, RESOURCES, type Api } from './api-client';
+import { isNotFound, RESOURCES, type Api, errorText } from './api-client';
 import type { Clock } from './clock';
 import { kubeTime, type EventRecorder } from './events';
 import { Expectations } from './expectations';
@@ -263,7 +263,7 @@ export class JobController {
         } else {
           failed ??= r.reason;
           this.expectations.lowerCreations(key);
-          this.d.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${(r.reason as Error).message}`);
+          this.d.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${errorText(r.reason)}`);
         }
       }
       if (failed) {

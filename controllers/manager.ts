@@ -15,7 +15,9 @@ import { workloadLoops } from './workload-loops';
 import { DeploymentController, COMPONENT as DEPLOY_COMPONENT } from './deployment';
 import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
+import { RootCAPublisher } from './root-ca-publisher';
 import { ClusterRoleAggregationController, CLUSTER_ROLES } from './clusterrole-aggregation';
+import { apiLister, RESOURCE_QUOTAS, ResourceQuotaController } from './resourcequota';
 import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
 import { SimulatedNodes } from './kubelet/simulated-nodes';
 import { Scheduler, COMPONENT as SCHEDULER_COMPONENT } from './scheduler/scheduler';
@@ -25,6 +27,9 @@ import { KubeProxies, KUBE_PROXY_USER, type ProxyRules } from './kube-proxy';
 import { NamespaceController } from './namespace';
 import { EventTTLSweeper, DEFAULT_EVENT_TTL_SECONDS } from './event-ttl';
 import type { QueueStats, WorkQueue } from './workqueue';
+import { storageLoops } from './storage-loops';
+import { DisruptionController, COMPONENT as DISRUPTION_COMPONENT } from './disruption';
+import { parsePool, ServiceLoadBalancerController, COMPONENT as LB_COMPONENT } from './service-lb';
 
 export interface ManagerOptions {
   server: string;
@@ -35,11 +40,13 @@ export interface ManagerOptions {
   simulatedNodes: number; // 0: no pod-readiness simulator
   eventTTLSeconds?: number; // EVENT_TTL_SECONDS (default 3600)
   nodeMonitorGraceSeconds?: number; // node lifecycle: Lease silence before a node is Unknown (default 40)
+  loadBalancerPool?: string; // LOAD_BALANCER_POOL: the CIDR LoadBalancer Services get addresses from ('' or bad: none)
+  rootCaCert?: string; // ROOT_CA_CERT: ca.crt of every namespace's kube-root-ca.crt
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice). It reads
 // their metadata only: types no other loop reads (ConfigMaps, Secrets) are cached as metadata only.
-const COLLECTED = ['core/pods', 'core/replicationcontrollers', 'apps/controllerrevisions', 'apps/replicasets', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs',
+const COLLECTED = ['core/pods', 'core/replicationcontrollers', 'apps/controllerrevisions', 'apps/replicasets', 'apps/deployments', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs', 'batch/cronjobs', 'core/persistentvolumeclaims',
   'core/services', 'core/configmaps', 'core/secrets', 'core/serviceaccounts', 'discovery.k8s.io/endpointslices'];
 
 export const refOf = (t: ResourceType): ResourceRef => ({ group: t.group, version: t.version, resource: t.resource, namespaced: t.namespaced });
@@ -178,11 +185,19 @@ export class ControllerManager {
       },
     });
     const sa = new ServiceAccountController(await this.controllerApi('service-account-controller'), namespaces, accounts, clock);
+    const quotaApi = await this.controllerApi('resourcequota-controller');
+    const quotaController = new ResourceQuotaController({
+      api: quotaApi, quotas: informers.for(RESOURCE_QUOTAS), pods, clock, list: apiLister((path) => quotaApi.request('GET', path)),
+    });
+    const rootCA = new RootCAPublisher(await this.controllerApi('root-ca-cert-publisher'), namespaces, informers.metadataFor(RESOURCES.configmaps), this.o.rootCaCert ?? '', clock);
     const aggregation = new ClusterRoleAggregationController(await this.controllerApi('clusterrole-aggregation-controller'), informers.for(CLUSTER_ROLES), clock);
     const nodes = informers.for(RESOURCES.nodes);
     // kube-scheduler: its own identity (system:kube-scheduler), in this object rather than behind its own Lease.
     const schedulerApi = await this.apiAs(SCHEDULER_USER);
-    const scheduler = new Scheduler({ api: schedulerApi, pods, nodes, clock, recorder: new ApiEventRecorder(schedulerApi, SCHEDULER_COMPONENT, clock) });
+    const scheduler = new Scheduler({
+      api: schedulerApi, pods, nodes, clock, recorder: new ApiEventRecorder(schedulerApi, SCHEDULER_COMPONENT, clock),
+      claims: informers.for(RESOURCES.persistentvolumeclaims), volumes: informers.for(RESOURCES.persistentvolumes), storageClasses: informers.for(RESOURCES.storageclasses),
+    });
     const nodeApi = await this.controllerApi('node-controller');
     // Taint-based eviction writes as node-controller, as kube's does (its own ServiceAccount has no role in kube).
     const evictionApi = nodeApi;
@@ -191,6 +206,9 @@ export class ControllerManager {
       recorder: new ApiEventRecorder(nodeApi, NODE_COMPONENT, clock), evictionRecorder: new ApiEventRecorder(evictionApi, EVICTION_COMPONENT, clock),
       graceMs: (this.o.nodeMonitorGraceSeconds ?? 40) * 1000,
     });
+    const configMapMeta = informers.metadataFor(RESOURCES.configmaps);
+    const secretMeta = informers.metadataFor(RESOURCES.secrets);
+    const claimInformer = informers.for(RESOURCES.persistentvolumeclaims);
     let simulator: SimulatedNodes | undefined;
     if (this.o.simulatedNodes > 0) {
       const nodeApis = new Map<string, Api>();
@@ -203,16 +221,32 @@ export class ControllerManager {
       simulator = new SimulatedNodes({
         apiFor: (n) => nodeApis.get(n)!, recorderFor: (n) => recorders.get(n)!, pods, nodes, clock, count: this.o.simulatedNodes,
         leaseRenewMs: Math.min(NODE_LEASE_RENEW_MS, ((this.o.nodeMonitorGraceSeconds ?? 40) * 1000) / 4),
+        mounts: {
+          // Existence is all a mount needs here: the collector's metadata-only informers answer it.
+          configMap: (ns, name) => !!configMapMeta.get(`${ns}/${name}`), secret: (ns, name) => !!secretMeta.get(`${ns}/${name}`),
+          claim: (ns, name) => claimInformer.get(`${ns}/${name}`),
+        },
       });
     }
     const workloads = await workloadLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
     const services = informers.for(SERVICES);
     const slices = informers.for(ENDPOINTSLICES);
+    const lbApi = await this.controllerApi('service-controller');
+    const pool = parsePool(this.o.loadBalancerPool ?? '');
+    if (this.o.loadBalancerPool && !pool) console.error(`LOAD_BALANCER_POOL: not an IPv4 CIDR: ${this.o.loadBalancerPool}`);
+    const loadBalancers = new ServiceLoadBalancerController(lbApi, services, pool, new ApiEventRecorder(lbApi, LB_COMPONENT, clock), clock);
     const sliceApi = await this.controllerApi('endpointslice-controller');
     const sliceController = new EndpointSliceController({
       api: sliceApi, services, pods, nodes, slices, clock, recorder: new ApiEventRecorder(sliceApi, SLICE_COMPONENT, clock),
     });
     const endpoints = new EndpointsController({ api: await this.controllerApi('endpoint-controller'), services, pods, endpoints: informers.for(ENDPOINTS), clock });
+    const storage = await storageLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
+    const disruptionApi = await this.controllerApi('disruption-controller');
+    const disruption = new DisruptionController({
+      api: disruptionApi, pdbs: informers.for(RESOURCES.poddisruptionbudgets), pods, replicaSets, deployments,
+      replicationControllers: informers.for(RESOURCES.replicationcontrollers), statefulSets: informers.for(RESOURCES.statefulsets),
+      recorder: new ApiEventRecorder(disruptionApi, DISRUPTION_COMPONENT, clock), clock,
+    });
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
     const sweeper = new EventTTLSweeper(await this.controllerApi('generic-garbage-collector'), informers.for(RESOURCES.events), clock, this.o.eventTTLSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
     // kube-proxy: its own informers as system:kube-proxy, shared by the followers of every simulated node.
@@ -225,9 +259,10 @@ export class ControllerManager {
     this.proxyInformers = proxyInformers;
     const queues: Record<string, Pick<WorkQueue, 'stats' | 'shutDown'>> = {
       ...workloads.queues, replicaset: rs.queue, deployment: deploy.queue, garbage_collector_attempt_to_delete: gc.attemptToDelete,
-      garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, scheduler: scheduler.queue,
+      garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, root_ca_cert_publisher: rootCA.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
-      ClusterRoleAggregator: aggregation.queue,
+      ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
+      resource_quota_controller_resource_quota_primary: quotaController.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -241,7 +276,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5)];
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

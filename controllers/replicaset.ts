@@ -26,7 +26,7 @@
 import type { KubeObject } from '../client/types';
 import { objectKey } from '../client/cache';
 import { ApiError } from '../client/types';
-import { isNotFound, RESOURCES, type Api, type ResourceRef } from './api-client';
+import { isNotFound, RESOURCES, type Api, type ResourceRef, errorText } from './api-client';
 import type { LabelSelectorSpec } from '../core/selectors/label-selector';
 import type { Clock } from './clock';
 import { controllerClient, type ClientRateLimit } from './client-throttle';
@@ -135,7 +135,10 @@ export function calculateRsStatus(rs: KubeObject, pods: KubeObject[], now: numbe
   const prior = ((rs.status as RsStatus | undefined)?.conditions ?? []).filter((c) => c.type !== 'ReplicaFailure');
   const failure = ((rs.status as RsStatus | undefined)?.conditions ?? []).find((c) => c.type === 'ReplicaFailure');
   if (manageError) {
-    prior.push({ type: 'ReplicaFailure', status: 'True', reason: manageError.reason, message: manageError.message, lastTransitionTime: failure?.lastTransitionTime ?? new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z') });
+    // SetCondition keeps a condition whose status and reason are unchanged, message and all: a refusal naming
+    // each attempt's generated pod name must not rewrite status (and so resync the key) on every retry.
+    if (failure && failure.status === 'True' && failure.reason === manageError.reason) prior.push(failure);
+    else prior.push({ type: 'ReplicaFailure', status: 'True', reason: manageError.reason, message: manageError.message, lastTransitionTime: failure?.lastTransitionTime ?? new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z') });
   }
   if (prior.length) status.conditions = prior;
   return status;
@@ -352,13 +355,13 @@ export class ReplicaSetController {
             failed ??= r.reason;
             this.expectations.lowerCreations(key);
             // No event while the namespace is being deleted: nobody is left to read it (replica_set.go).
-            if (!namespaceTerminating(r.reason)) this.d.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(r.reason as Error).message}`);
+            if (!namespaceTerminating(r.reason)) this.d.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${errorText(r.reason)}`);
           }
         }
         if (failed) {
           // The batches not attempted will never be observed either.
           this.expectations.lowerCreations(key, diff - created - results.filter((r) => r.status === 'rejected').length);
-          return { reason: 'FailedCreate', message: (failed as Error).message };
+          return { reason: 'FailedCreate', message: errorText(failed) };
         }
       }
     } else if (diff < 0) {

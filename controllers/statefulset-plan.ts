@@ -148,7 +148,41 @@ export function podForOrdinal(set: KubeObject, revision: KubeObject, ordinal: nu
     ownerReferences: [newControllerRef(set)],
   };
   if (t.metadata?.annotations) metadata.annotations = { ...t.metadata.annotations };
+  const claims = claimsForOrdinal(set, ordinal);
+  if (claims.length) {
+    // updateStorage: a volume per claim template (replacing the template's volume of that name), then the others.
+    const names = new Set(claims.map((c) => c.template));
+    const others = ((spec.volumes as { name?: string }[] | undefined) ?? []).filter((v) => !names.has(v.name ?? ''));
+    spec.volumes = [...claims.map((c) => ({ name: c.template, persistentVolumeClaim: { claimName: c.claim.metadata.name } })), ...others];
+  }
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
+}
+
+interface ClaimTemplate { metadata?: { name?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> }
+
+/**
+ * getPersistentVolumeClaims: the claims of an ordinal, <template>-<set>-<ordinal>, with the template's labels and
+ * the set's selector matchLabels; a retention policy of whenDeleted: Delete makes the set their owner (kube 1.32,
+ * StatefulSetAutoDeletePVC), so the garbage collector deletes them with it.
+ */
+export function claimsForOrdinal(set: KubeObject, ordinal: number): { template: string; claim: KubeObject }[] {
+  const templates = ((set.spec as { volumeClaimTemplates?: ClaimTemplate[] } | undefined)?.volumeClaimTemplates) ?? [];
+  const matchLabels = (stsSpec(set).selector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels ?? {};
+  const deleteWithSet = retentionPolicy(set).whenDeleted === 'Delete';
+  return templates.map((t) => {
+    const metadata: Record<string, unknown> = {
+      name: `${t.metadata?.name}-${set.metadata.name}-${ordinal}`, namespace: set.metadata.namespace,
+      labels: { ...(t.metadata?.labels ?? {}), ...matchLabels },
+    };
+    if (t.metadata?.annotations) metadata.annotations = { ...t.metadata.annotations };
+    if (deleteWithSet) metadata.ownerReferences = [{ ...newControllerRef(set), controller: false }];
+    return { template: t.metadata?.name ?? '', claim: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata, spec: structuredClone(t.spec ?? {}) } };
+  });
+}
+
+export function retentionPolicy(set: KubeObject): { whenDeleted: string; whenScaled: string } {
+  const p = (set.spec as { persistentVolumeClaimRetentionPolicy?: { whenDeleted?: string; whenScaled?: string } } | undefined)?.persistentVolumeClaimRetentionPolicy;
+  return { whenDeleted: p?.whenDeleted ?? 'Retain', whenScaled: p?.whenScaled ?? 'Retain' };
 }
 
 /** The status of the set over its pods (computeReplicaStatus + completeRollingUpdate). */

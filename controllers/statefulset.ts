@@ -2,8 +2,9 @@
 // ControllerRevisions (current and update revision), creates and deletes pods <set>-<ordinal> as
 // statefulset-plan.ts decides, and writes status. Like kube's it keeps no expectations: pod names are
 // stable, so a create the informer has not shown yet answers AlreadyExists and a repeated delete 404.
-// volumeClaimTemplates: persistentvolumeclaims are not served, so no claims are made (and no claim volumes
-// are added to the pods). Parallel creates at most MAX_STATEFUL_CREATES_PER_SYNC a sync (statefulset-plan.ts), in
+// volumeClaimTemplates: the claims of an ordinal are created before its pod (which names them as volumes);
+// persistentVolumeClaimRetentionPolicy Delete makes the set (whenDeleted) or a condemned pod (whenScaled) their
+// owner, so the garbage collector deletes them. Parallel creates at most MAX_STATEFUL_CREATES_PER_SYNC a sync (statefulset-plan.ts), in
 // slow-start batches.
 
 import type { KubeObject } from '../client/types';
@@ -16,7 +17,8 @@ import { ensureUpdateRevision, truncateHistory } from './controller-history';
 import type { EventRecorder } from './events';
 import type { SharedInformer } from './informers';
 import { adoptPatch, claimDecision, controllerOf, isDeleting, labelsOf, selectorMatcher } from './owner-refs';
-import { planStatefulSet, podForOrdinal, revisionForOrdinal, revisionOfPod, stsSpec, stsStatusOf, type StsStatus } from './statefulset-plan';
+import { claimsForOrdinal, ordinalOf, planStatefulSet, podForOrdinal, retentionPolicy, revisionForOrdinal, revisionOfPod, stsSpec, stsStatusOf, type StsStatus } from './statefulset-plan';
+import { newControllerRef } from './owner-refs';
 import { BURST_REPLICAS, MAX_BATCH, SLOW_START_INITIAL_BATCH, slowStartBatches } from './replicaset';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
 
@@ -29,6 +31,7 @@ export interface StatefulSetDeps {
   sets: SharedInformer;
   pods: SharedInformer;
   revisions: SharedInformer;
+  claims?: SharedInformer; // persistentvolumeclaims (volumeClaimTemplates)
   recorder: EventRecorder;
   clock: Clock;
 }
@@ -92,6 +95,7 @@ export class StatefulSetController {
     try {
       await this.createPods(set, plan.create, pods, current, update);
       for (const pod of plan.delete) {
+        await this.claimsFollowCondemned(set, pod);
         try {
           await this.api.delete(RESOURCES.pods, pod.metadata.namespace!, pod.metadata.name!, { preconditions: { uid: pod.metadata.uid as string } });
           this.d.recorder.event(set, 'Normal', 'SuccessfulDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
@@ -118,6 +122,40 @@ export class StatefulSetController {
     if (minReady > 0 && (status.readyReplicas ?? 0) !== status.availableReplicas) this.queue.addAfter(key, minReady * 1000);
   }
 
+  /** createPersistentVolumeClaims: the ordinal's claims that do not exist yet. */
+  private async createClaims(set: KubeObject, pod: KubeObject, ordinal: number): Promise<void> {
+    for (const { claim } of claimsForOrdinal(set, ordinal)) {
+      const name = claim.metadata.name!;
+      if (this.d.claims?.get(`${set.metadata.namespace}/${name}`)) continue;
+      try {
+        await this.api.create(RESOURCES.persistentvolumeclaims, set.metadata.namespace!, claim);
+        this.d.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} success`);
+      } catch (e) {
+        if (isAlreadyExists(e)) continue;
+        this.d.recorder.event(set, 'Warning', 'FailedCreate', `create Claim ${name} for Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(e as Error).message}`);
+        throw new Error(`failed to create PVC ${name}: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** whenScaled: Delete — a pod removed by a scale-down becomes the owner of its claims, which then go with it. */
+  private async claimsFollowCondemned(set: KubeObject, pod: KubeObject): Promise<void> {
+    if (retentionPolicy(set).whenScaled !== 'Delete' || !this.d.claims) return;
+    const ord = ordinalOf(set, pod);
+    if (ord === undefined || ord < (stsSpec(set).replicas ?? 1)) return;
+    for (const { claim } of claimsForOrdinal(set, ord)) {
+      const live = this.d.claims.get(`${set.metadata.namespace}/${claim.metadata.name}`);
+      if (!live) continue;
+      const refs = (live.metadata.ownerReferences as { uid?: string }[] | undefined) ?? [];
+      if (refs.some((r) => r.uid === pod.metadata.uid)) continue;
+      try {
+        await this.api.update(RESOURCES.persistentvolumeclaims, { ...live, metadata: { ...live.metadata, ownerReferences: [...refs, { ...newControllerRef(pod), controller: false }] } });
+      } catch (e) {
+        if (!isNotFound(e) && !(e instanceof ApiError && e.code === 409)) throw e;
+      }
+    }
+  }
+
   /**
    * Parallel creates in slow-start batches like kube's, at most MAX_BATCH at a time, stopping at the first
    * refusal (quota's 403 or any error), which fails the sync so the key backs off; OrderedReady plans one.
@@ -125,8 +163,10 @@ export class StatefulSetController {
   private async createPods(set: KubeObject, ordinals: number[], pods: KubeObject[], current: KubeObject, update: KubeObject): Promise<void> {
     let next = 0;
     for (const size of slowStartBatches(ordinals.length, SLOW_START_INITIAL_BATCH, MAX_BATCH)) {
-      const batch = ordinals.slice(next, next + size).map((ord) => podForOrdinal(set, revisionForOrdinal(set, ord) === 'current' ? current : update, ord));
+      const batchOrdinals = ordinals.slice(next, next + size);
+      const batch = batchOrdinals.map((ord) => podForOrdinal(set, revisionForOrdinal(set, ord) === 'current' ? current : update, ord));
       next += size;
+      for (let i = 0; i < batch.length; i++) await this.createClaims(set, batch[i]!, batchOrdinals[i]!);
       const results = await Promise.allSettled(batch.map((pod) => this.api.create(RESOURCES.pods, set.metadata.namespace!, pod)));
       let failed: unknown;
       results.forEach((r, i) => {

@@ -1,4 +1,4 @@
-// Controllers: the workload loops beyond Deployment/ReplicaSet — Job, TTL-after-finished, StatefulSet, DaemonSet and the
+// Controllers: the workload loops beyond Deployment/ReplicaSet — CronJob, Job, TTL-after-finished, StatefulSet, DaemonSet and the
 // ReplicationController (the ReplicaSet controller run for kind ReplicationController) — built from the
 // manager's shared informers, each writing with its own ServiceAccount identity.
 
@@ -12,6 +12,7 @@ import { REPLICATION_CONTROLLER_KIND, ReplicaSetController } from './replicaset'
 import { TtlAfterFinishedController } from './ttl-after-finished';
 import { StatefulSetController, COMPONENT as STS_COMPONENT } from './statefulset';
 import { DaemonSetController, COMPONENT as DS_COMPONENT } from './daemonset';
+import { CronJobController, COMPONENT as CRONJOB_COMPONENT } from './cronjob';
 import type { WorkQueue } from './workqueue';
 
 export interface WorkloadLoopDeps {
@@ -40,15 +41,19 @@ export async function workloadLoops(d: WorkloadLoopDeps): Promise<WorkloadLoops>
   const revisions = informers.for(RESOURCES.controllerrevisions);
   const stsApi = await d.apiFor('statefulset-controller');
   const sts = new StatefulSetController({
-    api: stsApi, sets: informers.for(RESOURCES.statefulsets), pods, revisions, clock, recorder: new ApiEventRecorder(stsApi, STS_COMPONENT, clock),
+    api: stsApi, sets: informers.for(RESOURCES.statefulsets), pods, revisions, claims: informers.for(RESOURCES.persistentvolumeclaims), clock, recorder: new ApiEventRecorder(stsApi, STS_COMPONENT, clock),
   });
   const dsApi = await d.apiFor('daemon-set-controller');
   const ds = new DaemonSetController({
     api: dsApi, daemonSets: informers.for(RESOURCES.daemonsets), pods, nodes: informers.for(RESOURCES.nodes), revisions, clock,
     recorder: new ApiEventRecorder(dsApi, DS_COMPONENT, clock),
   });
+  const cronApi = await d.apiFor('cronjob-controller');
+  const cron = new CronJobController({
+    api: cronApi, cronJobs: informers.for(RESOURCES.cronjobs), jobs, clock, recorder: new ApiEventRecorder(cronApi, CRONJOB_COMPONENT, clock),
+  });
   return {
-    queues: { job: job.queue, ttl_jobs_to_delete: ttl.queue, replicationmanager: rc.queue, statefulset: sts.queue, daemonset: ds.queue },
-    run: () => [...job.run(5), ...ttl.run(1), ...rc.run(5), ...sts.run(5), ...ds.run(2)],
+    queues: { cronjob: cron.queue, job: job.queue, ttl_jobs_to_delete: ttl.queue, replicationmanager: rc.queue, statefulset: sts.queue, daemonset: ds.queue },
+    run: () => [...cron.run(5), ...job.run(5), ...ttl.run(1), ...rc.run(5), ...sts.run(5), ...ds.run(2)],
   };
 }

@@ -1,5 +1,6 @@
 // Canonical layer: the objects a store holds from its first start, and what every start reconciles — the system
-// namespaces and kube 1.32's bootstrap RBAC policy (core/rbac/bootstrap-policy.ts), plus the one binding edgeplane's
+// namespaces, kube 1.32's bootstrap RBAC policy (core/rbac/bootstrap-policy.ts), the `kubernetes` Service with its
+// Endpoints and EndpointSlice, the system PriorityClasses and a default StorageClass, plus the one binding edgeplane's
 // own components need. kube-apiserver does the same at each start (the system namespaces controller and the
 // rbac/bootstrap-roles post-start hook): missing objects are created, autoupdate ones completed (core/rbac/reconcile.ts).
 
@@ -9,6 +10,7 @@ import {
   KUBE_ROLES, type BootstrapBinding, type BootstrapRole,
 } from './rbac/bootstrap-policy';
 import { reconcileBinding, reconcileRole, type Reconciled } from './rbac/reconcile';
+import { SYSTEM_PRIORITY_CLASSES } from './priority-classes';
 
 /**
  * edgeplane's own bindings, for identities kube does not have in this form. The simulated kubelets are kube's node
@@ -31,6 +33,47 @@ const SYSTEM_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-sy
 
 const RBAC = 'rbac.authorization.k8s.io';
 
+/**
+ * The address the `kubernetes` Service's endpoints name: kube-apiserver's advertise address. edgeplane has no node
+ * of its own, so it takes one beside the simulated nodes' (10.0.<i>.1, i ≥ 1) that no node ever gets; port 6443,
+ * kube-apiserver's default --secure-port.
+ */
+export const APISERVER_ADDRESS = '10.0.0.1';
+export const APISERVER_PORT = 6443;
+
+// pkg/controlplane/controller/kubernetesservice: the Service in default, with no selector, on 10.96.0.1:443.
+const KUBERNETES_SERVICE = {
+  metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+  spec: {
+    clusterIP: '10.96.0.1',
+    ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: APISERVER_PORT }],
+    sessionAffinity: 'None', type: 'ClusterIP',
+  },
+};
+
+// pkg/controlplane/reconcilers (lease reconciler): its Endpoints (never mirrored) and EndpointSlice.
+const KUBERNETES_ENDPOINTS = {
+  metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
+  subsets: [{ addresses: [{ ip: APISERVER_ADDRESS }], ports: [{ name: 'https', port: APISERVER_PORT, protocol: 'TCP' }] }],
+};
+const KUBERNETES_ENDPOINT_SLICE = {
+  metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+  addressType: 'IPv4',
+  endpoints: [{ addresses: [APISERVER_ADDRESS], conditions: { ready: true } }],
+  ports: [{ name: 'https', port: APISERVER_PORT, protocol: 'TCP' }],
+};
+
+/**
+ * The default StorageClass a cluster installer adds (kind's `standard`): kube has none of its own. Volumes of it
+ * are provisioned by edgeplane's simulated provisioner, bound when a pod using the claim is scheduled.
+ */
+export const DEFAULT_STORAGE_CLASS = {
+  metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+  provisioner: 'edgeplane.dev/simulated',
+  reclaimPolicy: 'Delete',
+  volumeBindingMode: 'WaitForFirstConsumer',
+};
+
 /** Bootstrap objects by store (group/resource). */
 export const SEEDS: Record<string, object[]> = {
   'core/namespaces': SYSTEM_NAMESPACES.map((name) => ({ metadata: { name } })),
@@ -38,6 +81,11 @@ export const SEEDS: Record<string, object[]> = {
   [`${RBAC}/clusterrolebindings`]: [...KUBE_CLUSTER_ROLE_BINDINGS, ...EDGEPLANE_CLUSTER_ROLE_BINDINGS],
   [`${RBAC}/roles`]: [...KUBE_ROLES],
   [`${RBAC}/rolebindings`]: [...KUBE_ROLE_BINDINGS],
+  'core/services': [KUBERNETES_SERVICE],
+  'core/endpoints': [KUBERNETES_ENDPOINTS],
+  'discovery.k8s.io/endpointslices': [KUBERNETES_ENDPOINT_SLICE],
+  'scheduling.k8s.io/priorityclasses': SYSTEM_PRIORITY_CLASSES,
+  'storage.k8s.io/storageclasses': [DEFAULT_STORAGE_CLASS],
 };
 
 /**

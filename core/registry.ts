@@ -3,7 +3,9 @@
 
 // 'path': any name usable as a path segment (RBAC objects such as system:basic-user).
 export type NameRule = 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label' | 'path';
-export type Subresource = 'status' | 'scale' | 'token' | 'finalize';
+export type Subresource =
+  | 'status' | 'scale' | 'token' | 'finalize' | 'approval' | 'ephemeralcontainers' | 'binding' | 'eviction'
+  | 'log' | 'exec' | 'attach' | 'portforward' | 'proxy';
 
 export interface ResourceType {
   group: string; // '' for the core group
@@ -22,16 +24,21 @@ export interface ResourceType {
   fieldSelectors: Record<string, string>;
   // metadata.generation is 1 on create and bumps when spec changes (workload types).
   tracksGeneration: boolean;
+  // The field whose change bumps metadata.generation, when not `spec` (webhook configurations: `webhooks`).
+  generationField?: string;
   // DELETE answers with the deleted object (pods, services) rather than a Success Status.
   returnsDeletedObject: boolean;
   // The status a new object starts with (apiserver PrepareForCreate), e.g. a pod is Pending.
   initialStatus?: Record<string, unknown>;
   // false for the review APIs (SelfSubjectAccessReview, ...): create-only, answered, never stored.
   stored: boolean;
+  // A deprecation warning kube adds to every answer (prerelease-lifecycle-gen), e.g. ComponentStatus.
+  deprecated?: string;
   // A field selector label whose exact value indexes watchers (apiserver's "trigger" index), e.g. a
   // kubelet watching the pods of its node.
   watchIndexField?: string;
-  // A second API over another type's store (events.k8s.io/v1 Event over core/events): that store's group/resource.
+  // A second API over another type's store (events.k8s.io/v1 Event over core/events, autoscaling/v1
+  // HorizontalPodAutoscaler over autoscaling/v2's): that store's group/resource.
   viewOf?: string;
   // Set on the types CustomResourceDefinitions define (core/crd/crd-types.ts): schema, columns, scale.
   custom?: import('./crd/crd-types').CustomTypeInfo;
@@ -59,6 +66,13 @@ function type(t: Partial<ResourceType> & Pick<ResourceType, 'group' | 'kind' | '
 
 const REVIEW: Partial<ResourceType> = { namespaced: false, verbs: ['create'], stored: false };
 
+// The verbs of kube's connect and create-only subresources, and of the read-only ones.
+const POD_SUBRESOURCES: Subresource[] = ['attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'portforward', 'proxy', 'status'];
+// Types that hold data only: every verb, no status, nothing served beyond storage.
+const CLUSTER: Partial<ResourceType> = { namespaced: false };
+const API_EXTENSIONS = ['api-extensions'];
+
+// Kept in the order of kube's discovery documents within each group; groups in kube's /apis priority order.
 export const RESOURCE_TYPES: readonly ResourceType[] = [
   type({
     group: '', kind: 'Namespace', resource: 'namespaces', shortNames: ['ns'], namespaced: false,
@@ -67,7 +81,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   }),
   type({
-    group: '', kind: 'Pod', resource: 'pods', shortNames: ['po'], categories: ['all'], subresources: ['status'],
+    group: '', kind: 'Pod', resource: 'pods', shortNames: ['po'], categories: ['all'], subresources: POD_SUBRESOURCES,
     returnsDeletedObject: true, watchIndexField: 'spec.nodeName', initialStatus: { phase: 'Pending' },
     fieldSelectors: {
       'spec.nodeName': 'spec.nodeName', 'spec.host': 'spec.nodeName', 'spec.restartPolicy': 'spec.restartPolicy',
@@ -78,7 +92,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   }),
   type({
     group: '', kind: 'Service', resource: 'services', shortNames: ['svc'], categories: ['all'],
-    subresources: ['status'], nameRule: 'dns1035Label', returnsDeletedObject: true,
+    subresources: ['proxy', 'status'], nameRule: 'dns1035Label', returnsDeletedObject: true,
     fieldSelectors: { 'spec.clusterIP': 'spec.clusterIP', 'spec.type': 'spec.type' },
   }),
   type({ group: '', kind: 'Endpoints', resource: 'endpoints', singular: 'endpoints', shortNames: ['ep'] }),
@@ -91,7 +105,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     group: '', kind: 'ServiceAccount', resource: 'serviceaccounts', shortNames: ['sa'], subresources: ['token'],
   }),
   type({
-    group: '', kind: 'Node', resource: 'nodes', shortNames: ['no'], namespaced: false, subresources: ['status'],
+    group: '', kind: 'Node', resource: 'nodes', shortNames: ['no'], namespaced: false, subresources: ['proxy', 'status'],
     fieldSelectors: { 'spec.unschedulable': 'spec.unschedulable' },
   }),
   type({
@@ -107,22 +121,41 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   }),
   type({
     group: '', kind: 'ReplicationController', resource: 'replicationcontrollers', shortNames: ['rc'], categories: ['all'],
-    subresources: ['status', 'scale'], tracksGeneration: true,
+    subresources: ['scale', 'status'], tracksGeneration: true,
+  }),
+  type({ group: '', kind: 'PodTemplate', resource: 'podtemplates' }),
+  type({ group: '', kind: 'LimitRange', resource: 'limitranges', shortNames: ['limits'] }),
+  // PrepareForCreate clears status; the phase is kube's default when it reads the object back (defaults.go).
+  type({
+    group: '', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims', shortNames: ['pvc'], subresources: ['status'],
+    initialStatus: { phase: 'Pending' },
   }),
   type({
-    group: 'events.k8s.io', kind: 'Event', resource: 'events', shortNames: ['ev'], viewOf: 'core/events',
+    group: '', kind: 'PersistentVolume', resource: 'persistentvolumes', shortNames: ['pv'], ...CLUSTER, subresources: ['status'],
+    initialStatus: { phase: 'Pending' },
+  }),
+  type({ group: '', kind: 'ResourceQuota', resource: 'resourcequotas', shortNames: ['quota'], subresources: ['status'], initialStatus: {} }),
+  // POST namespaces/<ns>/bindings: BindingREST (pkg/registry/core/pod/storage), answered over the pods store.
+  type({ group: '', kind: 'Binding', resource: 'bindings', verbs: ['create'], stored: false }),
+  type({
+    group: '', kind: 'ComponentStatus', resource: 'componentstatuses', shortNames: ['cs'], ...CLUSTER, verbs: ['get', 'list'],
+    stored: false, deprecated: 'v1 ComponentStatus is deprecated in v1.19+',
+  }),
+  type({
+    group: 'apiregistration.k8s.io', kind: 'APIService', resource: 'apiservices', ...CLUSTER, categories: API_EXTENSIONS,
+    subresources: ['status'], initialStatus: {},
   }),
   type({
     group: 'apps', kind: 'Deployment', resource: 'deployments', shortNames: ['deploy'], categories: ['all'],
-    subresources: ['status', 'scale'], tracksGeneration: true,
+    subresources: ['scale', 'status'], tracksGeneration: true,
   }),
   type({
     group: 'apps', kind: 'ReplicaSet', resource: 'replicasets', shortNames: ['rs'], categories: ['all'],
-    subresources: ['status', 'scale'], tracksGeneration: true,
+    subresources: ['scale', 'status'], tracksGeneration: true,
   }),
   type({
     group: 'apps', kind: 'StatefulSet', resource: 'statefulsets', shortNames: ['sts'], categories: ['all'],
-    subresources: ['status', 'scale'], tracksGeneration: true,
+    subresources: ['scale', 'status'], tracksGeneration: true,
   }),
   type({
     group: 'apps', kind: 'DaemonSet', resource: 'daemonsets', shortNames: ['ds'], categories: ['all'],
@@ -130,36 +163,153 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   }),
   type({ group: 'apps', kind: 'ControllerRevision', resource: 'controllerrevisions' }),
   type({
+    group: 'events.k8s.io', kind: 'Event', resource: 'events', shortNames: ['ev'], viewOf: 'core/events',
+  }),
+  type({ group: 'authentication.k8s.io', kind: 'SelfSubjectReview', resource: 'selfsubjectreviews', ...REVIEW }),
+  type({ group: 'authentication.k8s.io', kind: 'TokenReview', resource: 'tokenreviews', ...REVIEW }),
+  type({ group: 'authorization.k8s.io', kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', ...REVIEW }),
+  type({ group: 'authorization.k8s.io', kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', ...REVIEW }),
+  type({ group: 'authorization.k8s.io', kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', ...REVIEW }),
+  type({ group: 'authorization.k8s.io', kind: 'LocalSubjectAccessReview', resource: 'localsubjectaccessreviews', ...REVIEW, namespaced: true }),
+  // autoscaling/v2 is the storage version (kube 1.32's); v1 is a view converted both ways (core/autoscaling/).
+  type({
+    group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler', resource: 'horizontalpodautoscalers', shortNames: ['hpa'],
+    categories: ['all'], subresources: ['status'], initialStatus: { desiredReplicas: 0 },
+  }),
+  type({
+    group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler', resource: 'horizontalpodautoscalers', shortNames: ['hpa'],
+    categories: ['all'], subresources: ['status'], viewOf: 'autoscaling/horizontalpodautoscalers',
+  }),
+  type({
     group: 'batch', kind: 'Job', resource: 'jobs', categories: ['all'], subresources: ['status'], tracksGeneration: true,
   }),
   type({
-    group: 'discovery.k8s.io', kind: 'EndpointSlice', resource: 'endpointslices',
+    group: 'batch', kind: 'CronJob', resource: 'cronjobs', shortNames: ['cj'], categories: ['all'], subresources: ['status'],
+    tracksGeneration: true, initialStatus: {},
   }),
-  type({ group: 'coordination.k8s.io', kind: 'Lease', resource: 'leases' }),
-  type({ group: 'rbac.authorization.k8s.io', kind: 'Role', resource: 'roles', nameRule: 'path' }),
+  type({
+    group: 'certificates.k8s.io', kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', shortNames: ['csr'],
+    ...CLUSTER, subresources: ['approval', 'status'], initialStatus: {}, fieldSelectors: { 'spec.signerName': 'spec.signerName' },
+  }),
+  type({
+    group: 'networking.k8s.io', kind: 'NetworkPolicy', resource: 'networkpolicies', shortNames: ['netpol'], tracksGeneration: true,
+  }),
+  type({
+    group: 'networking.k8s.io', kind: 'Ingress', resource: 'ingresses', shortNames: ['ing'], subresources: ['status'],
+    tracksGeneration: true, initialStatus: { loadBalancer: {} },
+  }),
+  type({ group: 'networking.k8s.io', kind: 'IngressClass', resource: 'ingressclasses', ...CLUSTER, tracksGeneration: true }),
+  type({
+    group: 'policy', kind: 'PodDisruptionBudget', resource: 'poddisruptionbudgets', shortNames: ['pdb'], subresources: ['status'],
+    tracksGeneration: true, initialStatus: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
+  }),
+  type({ group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', ...CLUSTER, nameRule: 'path' }),
+  type({ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', resource: 'clusterroles', ...CLUSTER, nameRule: 'path' }),
   type({ group: 'rbac.authorization.k8s.io', kind: 'RoleBinding', resource: 'rolebindings', nameRule: 'path' }),
+  type({ group: 'rbac.authorization.k8s.io', kind: 'Role', resource: 'roles', nameRule: 'path' }),
+  type({ group: 'storage.k8s.io', kind: 'StorageClass', resource: 'storageclasses', shortNames: ['sc'], ...CLUSTER }),
   type({
-    group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false,
-    nameRule: 'path',
+    group: 'storage.k8s.io', kind: 'VolumeAttachment', resource: 'volumeattachments', ...CLUSTER, subresources: ['status'],
+    initialStatus: { attached: false },
+  }),
+  type({ group: 'storage.k8s.io', kind: 'CSIDriver', resource: 'csidrivers', ...CLUSTER, tracksGeneration: true }),
+  type({ group: 'storage.k8s.io', kind: 'CSINode', resource: 'csinodes', ...CLUSTER }),
+  type({ group: 'storage.k8s.io', kind: 'CSIStorageCapacity', resource: 'csistoragecapacities' }),
+  type({
+    group: 'admissionregistration.k8s.io', kind: 'MutatingWebhookConfiguration', resource: 'mutatingwebhookconfigurations', ...CLUSTER,
+    categories: API_EXTENSIONS, tracksGeneration: true, generationField: 'webhooks',
   }),
   type({
-    group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', namespaced: false,
-    nameRule: 'path',
+    group: 'admissionregistration.k8s.io', kind: 'ValidatingWebhookConfiguration', resource: 'validatingwebhookconfigurations', ...CLUSTER,
+    categories: API_EXTENSIONS, tracksGeneration: true, generationField: 'webhooks',
+  }),
+  type({
+    group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicy', resource: 'validatingadmissionpolicies', ...CLUSTER,
+    categories: API_EXTENSIONS, subresources: ['status'], tracksGeneration: true, initialStatus: {},
+  }),
+  type({
+    group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicyBinding', resource: 'validatingadmissionpolicybindings', ...CLUSTER,
+    categories: API_EXTENSIONS, tracksGeneration: true,
   }),
   type({
     group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions',
-    shortNames: ['crd', 'crds'], categories: ['api-extensions'], namespaced: false, subresources: ['status'],
+    shortNames: ['crd', 'crds'], categories: API_EXTENSIONS, namespaced: false, subresources: ['status'],
     tracksGeneration: true,
   }),
-  type({ group: 'authentication.k8s.io', kind: 'SelfSubjectReview', resource: 'selfsubjectreviews', ...REVIEW }),
-  type({ group: 'authorization.k8s.io', kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', ...REVIEW }),
-  type({ group: 'authorization.k8s.io', kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', ...REVIEW }),
+  type({ group: 'scheduling.k8s.io', kind: 'PriorityClass', resource: 'priorityclasses', shortNames: ['pc'], ...CLUSTER }),
+  type({ group: 'coordination.k8s.io', kind: 'Lease', resource: 'leases' }),
+  type({ group: 'node.k8s.io', kind: 'RuntimeClass', resource: 'runtimeclasses', ...CLUSTER }),
+  type({
+    group: 'discovery.k8s.io', kind: 'EndpointSlice', resource: 'endpointslices',
+  }),
+  type({
+    group: 'flowcontrol.apiserver.k8s.io', kind: 'FlowSchema', resource: 'flowschemas', ...CLUSTER, subresources: ['status'],
+    tracksGeneration: true, initialStatus: {},
+  }),
+  type({
+    group: 'flowcontrol.apiserver.k8s.io', kind: 'PriorityLevelConfiguration', resource: 'prioritylevelconfigurations', ...CLUSTER,
+    subresources: ['status'], tracksGeneration: true, initialStatus: {},
+  }),
 ];
+
+/** What discovery says of a subresource: the kind it answers with (group/version when another group's) and its verbs. */
+export interface SubresourceInfo {
+  kind: string;
+  group?: string;
+  version?: string;
+  verbs: string[];
+}
+
+// As kube-apiserver installs them (pkg/registry/*/storage): status-like subresources read and replace the parent;
+// connect subresources (exec, attach, portforward: GET and POST; proxy: every method) answer with their options
+// kind; binding, eviction and token are create-only, typed by their own request kinds.
+const READ_WRITE = ['get', 'patch', 'update'];
+const CONNECT = ['create', 'get'];
+const PROXY = ['create', 'delete', 'get', 'patch', 'update'];
+
+export function subresourceInfo(t: Pick<ResourceType, 'kind'>, sub: Subresource): SubresourceInfo {
+  switch (sub) {
+    case 'scale':
+      return { kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: READ_WRITE };
+    case 'token':
+      return { kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] };
+    case 'finalize':
+      return { kind: t.kind, verbs: ['update'] };
+    case 'binding':
+      return { kind: 'Binding', verbs: ['create'] };
+    case 'eviction':
+      return { kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] };
+    case 'log':
+      return { kind: t.kind, verbs: ['get'] };
+    case 'exec':
+      return { kind: 'PodExecOptions', verbs: CONNECT };
+    case 'attach':
+      return { kind: 'PodAttachOptions', verbs: CONNECT };
+    case 'portforward':
+      return { kind: 'PodPortForwardOptions', verbs: CONNECT };
+    case 'proxy':
+      return { kind: `${t.kind}ProxyOptions`, verbs: PROXY };
+    default: // status, approval, ephemeralcontainers
+      return { kind: t.kind, verbs: READ_WRITE };
+  }
+}
+
+/** Subresources a client reads or replaces as the parent object (get/update/patch through the store). */
+export function isObjectSubresource(sub: string): boolean {
+  return sub === 'status' || sub === 'scale' || sub === 'approval' || sub === 'ephemeralcontainers' || sub === 'finalize';
+}
 
 /** The types that have a canonical store. */
 export const STORED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((t) => t.stored && !t.viewOf);
 
-const byGroupResource = new Map(RESOURCE_TYPES.map((t) => [groupResource(t), t]));
+/** Another served version of a built-in type, over that type's own store (autoscaling/v1 HorizontalPodAutoscaler). */
+export function isVersionView(t: ResourceType): boolean {
+  return !!t.viewOf && t.viewOf === groupResource(t);
+}
+
+// By group/resource, the storage version's entry; by group/version/resource, every built-in.
+const byGroupResource = new Map(RESOURCE_TYPES.filter((t) => !isVersionView(t)).map((t) => [groupResource(t), t]));
+const byVersion = new Map(RESOURCE_TYPES.map((t) => [`${t.group}/${t.version}/${t.resource}`, t]));
 
 // The types CustomResourceDefinitions define, one entry per served version, replaced as a whole whenever
 // this isolate learns a new CRD list (core/crd/registry-sync.ts). Built-ins win every lookup.
@@ -197,8 +347,7 @@ export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string
 }
 
 export function lookupType(group: string, version: string, resource: string): ResourceType | undefined {
-  const t = byGroupResource.get(`${group || 'core'}/${resource}`);
-  if (t) return t.version === version ? t : undefined;
+  if (byGroupResource.has(`${group || 'core'}/${resource}`)) return byVersion.get(`${group}/${version}/${resource}`);
   return customByVersion.get(`${group}/${version}/${resource}`);
 }
 

@@ -14,6 +14,7 @@ export interface ResourceRequest {
   namespace: string; // '' when cluster-wide
   name: string; // '' for collections
   subresource: string; // '' for the main resource
+  subpath?: string; // what follows the subresource (a proxy's path); requestinfo.go ignores it
 }
 
 // A namespace's own subresources: /api/v1/namespaces/{name}/status is not a resource called "status".
@@ -49,7 +50,8 @@ export function parseResourcePath(method: string, path: string, watchParam: bool
   }
   const resource = rest[0];
   let name = rest[1] ?? '';
-  const subresource = rest.slice(2).join('/');
+  const subresource = rest[2] ?? '';
+  const subpath = rest.slice(3).join('/');
   if (resource === 'namespaces' && !(rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]))) {
     // The namespace object itself: /api/v1/namespaces/{name}[/status]; it lives in no namespace.
     name = rest[1] ?? '';
@@ -58,7 +60,9 @@ export function parseResourcePath(method: string, path: string, watchParam: bool
   const type = lookupType(group, version, resource);
   // requestinfo.go reads the watch parameter only for a collection; /watch/ paths watch one object too.
   const watch = legacyWatch || (watchParam && !name);
-  return { verb: verbFor(method, name, watch), group, version, resource, type, namespace, name, subresource };
+  const info: ResourceRequest = { verb: verbFor(method, name, watch), group, version, resource, type, namespace, name, subresource };
+  if (subpath) info.subpath = subpath;
+  return info;
 }
 
 function verbFor(method: string, name: string, watch: boolean): Verb {

@@ -71,6 +71,8 @@ export const SETTINGS = {
   simulatedNodes: integer('SIMULATED_NODES', 3, 0, 250, 'simulated kubelets node-1, node-2, …'),
   nodeMonitorGraceSeconds: seconds('NODE_MONITOR_GRACE_SECONDS', 40, 1, DAY, 'Lease silence before a node is Unknown and tainted'),
   defaultTolerationSeconds: seconds('DEFAULT_TOLERATION_SECONDS', 300, 0, 365 * DAY, 'the not-ready/unreachable tolerations every new pod gets'),
+  loadBalancerPool: string('LOAD_BALANCER_POOL', '198.51.100.0/24', 'the IPv4 CIDR Services of type LoadBalancer get status.loadBalancer.ingress addresses from (empty: none)'),
+  rootCaCert: string('ROOT_CA_CERT', '', "PEM bundle published as ca.crt of the kube-root-ca.crt ConfigMap in every namespace (kube's root CA publisher); `npm start` sets its self-signed certificate"),
   eventTtlSeconds: seconds('EVENT_TTL_SECONDS', 3600, 1, 365 * DAY, "events expire this long after their last recorded time (kube's --event-ttl)"),
   // Tests only
   enableTestHooks: boolean('ENABLE_TEST_HOOKS', false, 'POST /debug/raw-write and other test hooks; never in production'),

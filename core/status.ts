@@ -189,15 +189,20 @@ export function tooManyRequests(message: string, retryAfterSeconds: number): Sta
   return failure(429, 'TooManyRequests', message, { retryAfterSeconds });
 }
 
-/** A plain Go error reaching the response writer (ErrorToAPIStatus): 500, reason StatusReasonUnknown (""), so omitted. */
-export function unknownError(message: string): Status {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 };
-}
 
 export function internalError(message: string): Status {
   return failure(500, 'InternalError', `Internal error occurred: ${message}`, {
     causes: [{ message }],
   });
+}
+
+/**
+ * An error that is not an API status (a failed dial to a kubelet, a plain Go error reaching the response writer):
+ * responsewriters ErrorToAPIStatus makes it a
+ * Status with reason StatusReasonUnknown, which is "" and so left out, and the error's own text.
+ */
+export function unknownError(code: number, message: string): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code } as Status;
 }
 
 /**

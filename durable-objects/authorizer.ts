@@ -74,6 +74,18 @@ export class Authorizer extends DurableObject<Bindings> implements AuthorizerRpc
     }
   }
 
+  /** The decision and its reason, for SubjectAccessReview (RBAC's `allowed by …`; empty for system:masters). */
+  async review(name: string, user: UserInfo, attrs: RequestAttributes): Promise<{ allowed: boolean; reason: string }> {
+    if (isPrivileged(user)) return { allowed: true, reason: '' };
+    try {
+      const d = await this.decide(name, user, attrs);
+      return { allowed: d.allowed, reason: d.allowed ? d.allowedBy ?? '' : d.reason };
+    } catch (e) {
+      console.error('authorization review failed', user.username, (e as Error)?.message);
+      return { allowed: false, reason: '' }; // fail closed
+    }
+  }
+
   private async decide(name: string, user: UserInfo, attrs: RequestAttributes): Promise<Decision> {
     await this.follow(name);
     const generation = this.policy.generation;

@@ -82,6 +82,8 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
           simulatedNodes: this.settings.simulatedNodes,
           eventTTLSeconds: this.settings.eventTtlSeconds,
           nodeMonitorGraceSeconds: this.settings.nodeMonitorGraceSeconds,
+          loadBalancerPool: this.settings.loadBalancerPool,
+          rootCaCert: this.settings.rootCaCert,
         });
         manager.run();
         this.manager = manager;

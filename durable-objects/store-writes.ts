@@ -30,7 +30,7 @@ export interface StoreWritesOptions {
 export class StoreWrites {
   constructor(private readonly o: StoreWritesOptions) {}
 
-  apply(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, escalation, namespaceRevision, deletePage }: WriteOptions): StoreReply {
+  apply(type: ResourceType, req: WriteRequest, { dryRun = false, fieldValidation, escalation, namespaceRevision, deletePage, admission }: WriteOptions): StoreReply {
     if (req.verb === 'deletecollection' && deletePage) {
       const after = deletePage.after ? deletePage.after + '\u0000' : '';
       const picked = pickDeletePage(this.o.cache.state.range(namespacePrefix(req.namespace), after), req.selectors);
@@ -57,7 +57,7 @@ export class StoreWrites {
         },
         serviceAllocations: this.o.serviceAllocations,
       }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: this.o.settings.controllers,
-        defaultTolerationSeconds: this.o.settings.defaultTolerationSeconds }, req);
+        defaultTolerationSeconds: this.o.settings.defaultTolerationSeconds, admission: admission && { inputs: admission, dryRun } }, req);
       const reply: StoreReply = { code: result.code, body: tx.served(result.body) ?? JSON.stringify(result.body), revision: tx.revision };
       if (warnings.length) reply.warnings = warnings;
       if (result.held !== undefined) reply.held = result.held;

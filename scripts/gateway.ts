@@ -44,6 +44,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
   const bindings: Record<string, unknown> = { ...workerOptions.bindings };
   for (const name of SECRETS) delete bindings[name];
+  // The local listener's self-signed certificate is the cluster's CA: kube-root-ca.crt publishes it.
+  const tls = localCertificate(join(opts.persistDir, 'tls'));
+  bindings.ROOT_CA_CERT = tls.cert;
   Object.assign(bindings, opts.vars);
   if (opts.adminToken) bindings.ADMIN_TOKEN = opts.adminToken;
   if (opts.serviceAccountSigningKey) bindings.SERVICE_ACCOUNT_SIGNING_KEY = opts.serviceAccountSigningKey;
@@ -62,7 +65,6 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const mf = new Miniflare(options);
   const upstream = await mf.ready;
   const inspectorPort = opts.inspectorPort === undefined ? undefined : Number((await mf.getInspectorURL()).port);
-  const tls = localCertificate(join(opts.persistDir, 'tls'));
   const limits = { ...defaultLimits(), ...definedOnly(opts.listener ?? {}) };
   const listener = await listenDual(opts.port, Number(upstream.port), tls, limits);
   const port = listener.port;

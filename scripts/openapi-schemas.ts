@@ -1,6 +1,6 @@
 // Script: turns the Kubernetes API's OpenAPI (Swagger 2.0) document into the schema data the Worker reads:
-//   core/schema/definitions.generated.json  — the definitions reachable from the kinds edgeplane serves (and the
-//     ones later issues need: CRDs, events.k8s.io, ReplicationController, Binding), without descriptions;
+//   core/schema/definitions.generated.json  — the definitions reachable from the kinds edgeplane serves (every kind
+//     kube 1.32 serves, test/data/kube-1.32-discovery.json), without descriptions;
 //   core/schema/descriptions.generated.json — their descriptions, only for the published OpenAPI documents
 //     (`kubectl explain`), so the walker's data stays small.
 //
@@ -27,17 +27,31 @@ export const DESCRIPTIONS_FILE = join(ROOT, 'core', 'schema', 'descriptions.gene
 const ROOTS = [
   // served kinds and their lists
   ...['Namespace', 'Pod', 'Service', 'Endpoints', 'ConfigMap', 'Secret', 'ServiceAccount', 'Node', 'Event',
-    'ReplicationController', 'PodTemplate'].flatMap((k) => [`io.k8s.api.core.v1.${k}`, `io.k8s.api.core.v1.${k}List`]),
+    'ReplicationController', 'PodTemplate', 'LimitRange', 'PersistentVolumeClaim', 'PersistentVolume', 'ResourceQuota',
+    'ComponentStatus'].flatMap((k) => [`io.k8s.api.core.v1.${k}`, `io.k8s.api.core.v1.${k}List`]),
   'io.k8s.api.core.v1.Binding',
   ...['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'ControllerRevision'].flatMap((k) => [`io.k8s.api.apps.v1.${k}`, `io.k8s.api.apps.v1.${k}List`]),
-  'io.k8s.api.batch.v1.Job', 'io.k8s.api.batch.v1.JobList',
+  ...['Job', 'CronJob'].flatMap((k) => [`io.k8s.api.batch.v1.${k}`, `io.k8s.api.batch.v1.${k}List`]),
   'io.k8s.api.discovery.v1.EndpointSlice', 'io.k8s.api.discovery.v1.EndpointSliceList',
   'io.k8s.api.coordination.v1.Lease', 'io.k8s.api.coordination.v1.LeaseList',
   'io.k8s.api.events.v1.Event', 'io.k8s.api.events.v1.EventList',
   ...['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'].flatMap((k) => [`io.k8s.api.rbac.v1.${k}`, `io.k8s.api.rbac.v1.${k}List`]),
-  'io.k8s.api.authentication.v1.SelfSubjectReview', 'io.k8s.api.authentication.v1.TokenRequest',
+  'io.k8s.api.authentication.v1.SelfSubjectReview', 'io.k8s.api.authentication.v1.TokenRequest', 'io.k8s.api.authentication.v1.TokenReview',
   'io.k8s.api.authorization.v1.SelfSubjectAccessReview', 'io.k8s.api.authorization.v1.SelfSubjectRulesReview',
+  'io.k8s.api.authorization.v1.SubjectAccessReview', 'io.k8s.api.authorization.v1.LocalSubjectAccessReview',
   'io.k8s.api.autoscaling.v1.Scale',
+  'io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler', 'io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList',
+  'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler', 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerList',
+  'io.k8s.api.certificates.v1.CertificateSigningRequest', 'io.k8s.api.certificates.v1.CertificateSigningRequestList',
+  ...['Ingress', 'IngressClass', 'NetworkPolicy'].flatMap((k) => [`io.k8s.api.networking.v1.${k}`, `io.k8s.api.networking.v1.${k}List`]),
+  'io.k8s.api.node.v1.RuntimeClass', 'io.k8s.api.node.v1.RuntimeClassList',
+  'io.k8s.api.policy.v1.PodDisruptionBudget', 'io.k8s.api.policy.v1.PodDisruptionBudgetList', 'io.k8s.api.policy.v1.Eviction',
+  'io.k8s.api.scheduling.v1.PriorityClass', 'io.k8s.api.scheduling.v1.PriorityClassList',
+  ...['StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'].flatMap((k) => [`io.k8s.api.storage.v1.${k}`, `io.k8s.api.storage.v1.${k}List`]),
+  ...['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']
+    .flatMap((k) => [`io.k8s.api.admissionregistration.v1.${k}`, `io.k8s.api.admissionregistration.v1.${k}List`]),
+  ...['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [`io.k8s.api.flowcontrol.v1.${k}`, `io.k8s.api.flowcontrol.v1.${k}List`]),
+  'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService', 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList',
   'io.k8s.apimachinery.pkg.apis.meta.v1.Status', 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions',

@@ -35,6 +35,13 @@ const PACKAGES: Record<string, { alias: string; apiVersion?: string }> = {
   'k8s.io.api.policy.v1': { alias: 'policy/v1', apiVersion: 'policy/v1' },
   'k8s.io.api.networking.v1': { alias: 'networking/v1', apiVersion: 'networking.k8s.io/v1' },
   'k8s.io.api.scheduling.v1': { alias: 'scheduling/v1', apiVersion: 'scheduling.k8s.io/v1' },
+  'k8s.io.api.autoscaling.v2': { alias: 'autoscaling/v2', apiVersion: 'autoscaling/v2' },
+  'k8s.io.api.admissionregistration.v1': { alias: 'admissionregistration/v1', apiVersion: 'admissionregistration.k8s.io/v1' },
+  'k8s.io.api.certificates.v1': { alias: 'certificates/v1', apiVersion: 'certificates.k8s.io/v1' },
+  'k8s.io.api.flowcontrol.v1': { alias: 'flowcontrol/v1', apiVersion: 'flowcontrol.apiserver.k8s.io/v1' },
+  'k8s.io.api.node.v1': { alias: 'node/v1', apiVersion: 'node.k8s.io/v1' },
+  'k8s.io.api.storage.v1': { alias: 'storage/v1', apiVersion: 'storage.k8s.io/v1' },
+  'k8s.io.kube_aggregator.pkg.apis.apiregistration.v1': { alias: 'apiregistration/v1', apiVersion: 'apiregistration.k8s.io/v1' },
   'k8s.io.apimachinery.pkg.apis.meta.v1': { alias: 'meta/v1', apiVersion: 'meta.k8s.io/v1' },
   'k8s.io.apimachinery.pkg.runtime': { alias: 'runtime' },
   'k8s.io.apimachinery.pkg.util.intstr': { alias: 'intstr' },
@@ -45,7 +52,8 @@ const PACKAGES: Record<string, { alias: string; apiVersion?: string }> = {
 const ROOTS: Record<string, string[]> = {
   'core/v1': [
     'Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Service', 'Pod', 'Endpoints', 'Event', 'Node',
-    'ResourceQuota', 'LimitRange', 'PersistentVolumeClaim', 'PodTemplate', 'ReplicationController',
+    'ResourceQuota', 'LimitRange', 'PersistentVolumeClaim', 'PersistentVolume', 'PodTemplate', 'ReplicationController',
+    'Binding', 'ComponentStatus',
   ],
   'apps/v1': ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'ControllerRevision'],
   'batch/v1': ['Job', 'CronJob'],
@@ -58,8 +66,17 @@ const ROOTS: Record<string, string[]> = {
   'discovery/v1': ['EndpointSlice'],
   'autoscaling/v1': ['Scale', 'HorizontalPodAutoscaler'],
   'policy/v1': ['PodDisruptionBudget', 'Eviction'],
+  'autoscaling/v2': ['HorizontalPodAutoscaler'],
   'networking/v1': ['Ingress', 'IngressClass', 'NetworkPolicy'],
   'scheduling/v1': ['PriorityClass'],
+  'admissionregistration/v1': [
+    'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding',
+  ],
+  'certificates/v1': ['CertificateSigningRequest'],
+  'flowcontrol/v1': ['FlowSchema', 'PriorityLevelConfiguration'],
+  'node/v1': ['RuntimeClass'],
+  'storage/v1': ['StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'],
+  'apiregistration/v1': ['APIService'],
   // DeleteOptions is registered in every group version (metav1.AddToGroupVersion); decode.ts accepts any.
   'meta/v1': ['DeleteOptions'],
 };
@@ -92,10 +109,35 @@ const KEEP_ZERO: Record<string, string> = {
   'authentication/v1.TokenRequestSpec': 'expirationSeconds',
   'coordination/v1.LeaseSpec': 'holderIdentity leaseDurationSeconds leaseTransitions',
   'discovery/v1.EndpointConditions': 'ready serving terminating',
-  'scheduling/v1.PriorityClass': 'value',
   'networking/v1.NetworkPolicyPort': 'endPort',
   'autoscaling/v1.HorizontalPodAutoscalerSpec': 'minReplicas targetCPUUtilizationPercentage',
   'autoscaling/v1.HorizontalPodAutoscalerStatus': 'observedGeneration currentCPUUtilizationPercentage',
+  'autoscaling/v2.HorizontalPodAutoscalerSpec': 'minReplicas',
+  'autoscaling/v2.HorizontalPodAutoscalerStatus': 'observedGeneration',
+  'autoscaling/v2.MetricTarget': 'averageUtilization',
+  'autoscaling/v2.MetricValueStatus': 'averageUtilization',
+  'autoscaling/v2.HPAScalingRules': 'stabilizationWindowSeconds selectPolicy',
+  'admissionregistration/v1.MutatingWebhook': 'failurePolicy matchPolicy sideEffects timeoutSeconds reinvocationPolicy',
+  'admissionregistration/v1.ValidatingWebhook': 'failurePolicy matchPolicy sideEffects timeoutSeconds',
+  'admissionregistration/v1.ServiceReference': 'port',
+  'admissionregistration/v1.Rule': 'scope',
+  'admissionregistration/v1.ValidatingAdmissionPolicySpec': 'failurePolicy',
+  'admissionregistration/v1.MatchResources': 'matchPolicy',
+  'admissionregistration/v1.ParamRef': 'parameterNotFoundAction',
+  'admissionregistration/v1.Validation': 'reason',
+  'certificates/v1.CertificateSigningRequestSpec': 'expirationSeconds',
+  'flowcontrol/v1.LimitedPriorityLevelConfiguration': 'nominalConcurrencyShares lendablePercent borrowingLimitPercent',
+  'flowcontrol/v1.ExemptPriorityLevelConfiguration': 'nominalConcurrencyShares lendablePercent',
+  'storage/v1.StorageClass': 'allowVolumeExpansion reclaimPolicy volumeBindingMode',
+  'storage/v1.CSIDriverSpec': 'attachRequired podInfoOnMount storageCapacity requiresRepublish seLinuxMount fsGroupPolicy',
+  'storage/v1.VolumeNodeResources': 'count',
+  'storage/v1.VolumeAttachmentSource': 'persistentVolumeName',
+  'storage/v1.VolumeAttachmentStatus': 'attached',
+  'storage/v1.TokenRequest': 'expirationSeconds',
+  'apiregistration/v1.APIServiceSpec': 'groupPriorityMinimum versionPriority',
+  'apiregistration/v1.ServiceReference': 'port',
+  'scheduling/v1.PriorityClass': 'value preemptionPolicy',
+  'core/v1.PersistentVolumeSpec': 'volumeMode storageClassName',
   // Not a pointer in Go, but a server reading `spec.replicas` of a Scale should see an explicit 0.
   'autoscaling/v1.ScaleSpec': 'replicas',
   'core/v1.AzureDiskVolumeSource': 'readOnly',
@@ -158,6 +200,9 @@ const INLINE: Record<string, string> = {
   'core/v1.SecretKeySelector': 'localObjectReference',
   'core/v1.SecretProjection': 'localObjectReference',
   'networking/v1.IngressRule': 'ingressRuleValue',
+  'core/v1.PersistentVolumeSpec': 'persistentVolumeSource',
+  'admissionregistration/v1.RuleWithOperations': 'rule',
+  'admissionregistration/v1.NamedRuleWithOperations': 'ruleWithOperations',
 };
 
 /** Proto field name → JSON name, where a legacy protobuf tag kept Go's initialism casing. */
@@ -350,8 +395,10 @@ export function generatedProtobufSchema(dir = DEFAULT_PROTO_DIR): string {
 // application/vnd.kubernetes.protobuf, read by core/protobuf/decode.ts.
 //
 // Derived from upstream generated.proto of k8s.io/api (core, apps, batch, rbac, authentication, authorization,
-// coordination, discovery, autoscaling, policy, networking, scheduling /v1) and k8s.io/apimachinery (meta/v1,
-// runtime, util/intstr, api/resource), plus the types.go facts listed in scripts/protobuf-schema.ts.
+// coordination, discovery, autoscaling, policy, networking, scheduling, admissionregistration, certificates,
+// flowcontrol, node, storage /v1; autoscaling/v2), k8s.io/kube-aggregator (apiregistration/v1) and
+// k8s.io/apimachinery (meta/v1, runtime, util/intstr, api/resource), plus the types.go facts listed in
+// scripts/protobuf-schema.ts.
 // Regenerate: npm run gen (source: vendor/kubernetes-proto)
 //
 // MESSAGES: "alias.Message" → space-separated fields "number:jsonName:type[:flags]", in Go struct order (which

@@ -66,10 +66,10 @@ async function userFor(env: Bindings, settings: AuthSettings, token: string): Pr
 }
 
 /** A ServiceAccount token: ours, for the API's audience, in its lifetime, its account and bound object unchanged. */
-async function serviceAccountUser(env: Bindings, settings: AuthSettings, token: string): Promise<UserInfo | undefined> {
+async function serviceAccountUser(env: Bindings, settings: AuthSettings, token: string, audiences = settings.apiAudiences): Promise<UserInfo | undefined> {
   const nowSeconds = Math.floor(Date.now() / 1000);
   const verified = await verifyServiceAccountToken(token, await signingKey(env), {
-    issuer: settings.issuer, audiences: settings.apiAudiences, nowSeconds,
+    issuer: settings.issuer, audiences, nowSeconds,
   });
   if (!verified.ok) return undefined;
   const k = verified.claims['kubernetes.io'];
@@ -79,6 +79,47 @@ async function serviceAccountUser(env: Bindings, settings: AuthSettings, token: 
     uid: k.serviceaccount.uid,
     groups: ['system:serviceaccounts', `system:serviceaccounts:${k.namespace}`, AUTHENTICATED],
   };
+}
+
+export interface TokenReviewResult {
+  user?: UserInfo;
+  audiences: string[]; // the requested audiences the token is good for
+}
+
+/**
+ * TokenReview (pkg/registry/authentication/tokenreview/storage.go): the token authenticated as a request's would
+ * be, for `requested` audiences (default: the API's). ServiceAccount tokens must carry one of them; tokens without
+ * audiences (admin, static, internal) are audience-agnostic and good for the API's own audiences only
+ * (authenticator.WrapAudienceAgnosticToken). Anything failing is simply unauthenticated.
+ */
+export async function reviewToken(env: Bindings, token: string, requested: string[]): Promise<TokenReviewResult> {
+  const settings = authSettings(env);
+  const auds = requested.length ? requested : [...settings.apiAudiences];
+  try {
+    if (token.split('.').length === 3 && !token.startsWith(INTERNAL_TOKEN_PREFIX)) {
+      const user = await serviceAccountUser(env, settings, token, auds);
+      if (!user) return { audiences: [] };
+      const claimed = tokenAudiences(token);
+      return { user, audiences: auds.filter((a) => claimed.includes(a)) };
+    }
+    const agnostic = auds.filter((a) => settings.apiAudiences.includes(a));
+    if (!agnostic.length) return { audiences: [] };
+    const user = await userFor(env, settings, token);
+    return user ? { user, audiences: agnostic } : { audiences: [] };
+  } catch (e) {
+    console.error(`token review failed closed: ${e instanceof Error ? e.name : typeof e}`);
+    return { audiences: [] };
+  }
+}
+
+/** The `aud` claim of a JWT this gateway already verified. */
+function tokenAudiences(token: string): string[] {
+  try {
+    const payload = JSON.parse(new TextDecoder().decode(base64url.decode(token.split('.')[1]!))) as { aud?: unknown };
+    return Array.isArray(payload.aud) ? payload.aud.filter((a): a is string => typeof a === 'string') : typeof payload.aud === 'string' ? [payload.aud] : [];
+  } catch {
+    return [];
+  }
 }
 
 let parsedTokens: { source: string; users: Map<string, UserInfo> } | undefined;

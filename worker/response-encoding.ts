@@ -6,6 +6,8 @@
 // - Kubernetes protobuf when it prefers application/vnd.kubernetes.protobuf (client-go's typed clients),
 //   for every kind with a schema; anything else stays JSON, which client-go reads by its Content-Type;
 // - indented JSON for `?pretty=true`, or for curl, Wget and browsers (responsewriters isPrettyPrint).
+// - compact JSON ends with a newline, as encoding/json's Encoder.Encode writes it (apimachinery's JSON serializer
+//   for every object, Status and discovery document; its pretty form, MarshalIndent, has none).
 // Watches are never touched (they stream JSON; watch events are never indented).
 
 import type { MiddlewareHandler } from 'hono';
@@ -29,8 +31,17 @@ export const encodeResponse: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (info?.verb === 'watch') return;
   // Discovery and OpenAPI have their own formats; only resource answers and errors are re-encoded.
   const media = info || res.status >= 400 ? preferredMedia(c.req.header('accept')) : 'json';
+  // What apimachinery's serializer writes (objects, Status, discovery); /version and OpenAPI are written as they are.
+  const serialized = !!info || res.status >= 400 || isDiscoveryPath(new URL(c.req.url).pathname);
+  if (!serialized) return;
   const pretty = media === 'json' && isPrettyPrint(c.req.raw);
-  if (media === 'json' && !pretty) return;
+  if (media === 'json' && !pretty) {
+    if (res.body) {
+      c.res = undefined;
+      c.res = withTrailingNewline(res);
+    }
+    return;
+  }
   const text = await res.text();
   let body: BodyInit = text;
   let contentType = 'application/json';
@@ -53,6 +64,29 @@ export const encodeResponse: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res = undefined; // drop the old response, so its headers (content-length) are not merged back
   c.res = new Response(body, { status: res.status, headers });
 };
+
+const NEWLINE = new TextEncoder().encode('\n');
+
+/** The body passed through as it comes, one newline after its last byte. */
+function withTrailingNewline(res: Response): Response {
+  const body = res.body!.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    flush(controller) {
+      controller.enqueue(NEWLINE);
+    },
+  }));
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  return new Response(body, { status: res.status, headers });
+}
+
+/** The discovery documents (apiserver's discovery handlers write them through the same serializer as objects). */
+export function isDiscoveryPath(path: string): boolean {
+  const parts = path.split('/', 5).filter((p) => p !== '');
+  if (path.length > 1 && path.endsWith('/')) return false;
+  if (parts[0] === 'api') return parts.length <= 2;
+  if (parts[0] === 'apis') return parts.length <= 3;
+  return false;
+}
 
 function streamOf(chunks: Generator<string>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

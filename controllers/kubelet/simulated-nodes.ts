@@ -10,8 +10,9 @@
 // (Succeeded, or Failed with edgeplane.dev/simulate-exit-code ≠ 0) after edgeplane.dev/simulate-run-seconds
 // (default 1). A pod being deleted is stopped and, after min(its grace period,
 // edgeplane.dev/simulate-termination-seconds or 1 s), deleted with gracePeriodSeconds=0, as the kubelet's
-// status manager does once containers are gone. A Node annotated edgeplane.dev/simulate=stopped is a lost
-// machine: no Lease renewals, its pods' statuses freeze.
+// status manager does once containers are gone. A pod whose ConfigMap, Secret or claim volumes cannot be
+// mounted stays Pending with FailedMount events (kubelet/volumes.ts), checked before the Running write. A Node
+// annotated edgeplane.dev/simulate=stopped is a lost machine: no Lease renewals, its pods' statuses freeze.
 
 import type { KubeObject } from '../../client/types';
 import { objectKey } from '../../client/cache';
@@ -25,6 +26,7 @@ import {
 } from './node-status';
 import { containersOf, creatingStatus, runningStatus, terminatedStatus } from './pod-status';
 import { microTime } from '../leader-election';
+import { mountBackoffMs, unmountableVolume, type MountLookup } from './volumes';
 
 export const RUN_SECONDS_ANNOTATION = 'edgeplane.dev/simulate-run-seconds';
 export const EXIT_CODE_ANNOTATION = 'edgeplane.dev/simulate-exit-code';
@@ -47,6 +49,7 @@ export interface SimulatedNodesDeps {
   // Lease renewal period: kubelet's 10 s, shorter when the node controller's grace is short (tests), so
   // that healthy nodes never look lost between two renewals.
   leaseRenewMs?: number;
+  mounts?: MountLookup; // absent: every volume mounts
 }
 
 interface Status { phase?: string; podIP?: string; startTime?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { state?: { waiting?: { reason?: string }; running?: { startedAt?: string } } }[] }
@@ -72,6 +75,7 @@ export class SimulatedNodes {
   private readonly reported = new Map<string, string>(); // pod key → `${uid}/${stage}` last written, until the informer shows it
   private readonly killing = new Map<string, number>(); // pod key → when its containers were told to stop
   private readonly stopped = new Set<string>();
+  private readonly mountFailures = new Map<string, number>(); // pod key → failed mount attempts (backoff)
   private heartbeat: unknown;
   private closed = false;
 
@@ -99,6 +103,7 @@ export class SimulatedNodes {
         this.creatingSince.delete(key);
         this.reported.delete(key);
         this.killing.delete(key);
+        this.mountFailures.delete(key);
       },
     });
     d.nodes.addHandlers({ update: (n) => this.nodeChanged(n), add: (n) => this.nodeChanged(n) });
@@ -242,6 +247,16 @@ export class SimulatedNodes {
         this.creatingSince.set(key, since);
       }
       if (now < since + startup) return this.queue.addAfter(key, since + startup - now);
+      const unmountable = this.d.mounts && unmountableVolume(pod, this.d.mounts);
+      if (unmountable) {
+        const failures = this.mountFailures.get(key) ?? 0;
+        this.mountFailures.set(key, failures + 1);
+        // A pod waiting for its volumes shows ContainerCreating, as a kubelet's does: one write, for such pods only.
+        if (!isCreating(pod)) await this.writeStatus(key, pod, 'creating', creatingStatus(pod, nodeIP(i), at));
+        recorder.event(pod, 'Warning', 'FailedMount', unmountable);
+        return this.queue.addAfter(key, mountBackoffMs(failures));
+      }
+      this.mountFailures.delete(key);
       const startTime = status.startTime ?? at;
       if (await this.writeStatus(key, pod, 'running', runningStatus(pod, nodeIP(i), this.allocateIP(key, i), startTime, at))) {
         this.creatingSince.delete(key);

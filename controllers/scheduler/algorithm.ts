@@ -20,7 +20,7 @@ export interface FilterResult {
   reasons: string[]; // empty: the node fits
   // UnschedulableAndUnresolvable: removing pods (preemption) would not help on this node.
   unresolvable: boolean;
-  plugin?: FilterPlugin; // the plugin that rejected the node
+  plugin?: FilterPlugin | 'VolumeBinding'; // the plugin that rejected the node
 }
 
 const FITS: FilterResult = { reasons: [], unresolvable: false };
@@ -119,6 +119,11 @@ function histogram(reasons: Iterable<string>): string {
   return [...counts].map(([r, n]) => `${n} ${r}`).sort().join(', ');
 }
 
+/** FitError.Error() alone: what a pod that preempted (PostFilter succeeded) is told. */
+export function fitErrorHead(results: FilterResult[]): string {
+  return `0/${results.length} nodes are available: ${histogram(results.flatMap((r) => r.reasons))}.`;
+}
+
 /**
  * FitError.Error() followed by DefaultPreemption's PostFilter message (framework/types.go, preemption.go),
  * for a pod no node fits. Preemption never finds victims here: every pod has priority 0 (no PriorityClasses),
@@ -128,7 +133,7 @@ function histogram(reasons: Iterable<string>): string {
 export function fitErrorMessage(pod: KubeObject, results: FilterResult[]): string {
   const n = results.length;
   if (n === 0) return 'no nodes available to schedule pods';
-  const head = `0/${n} nodes are available: ${histogram(results.flatMap((r) => r.reasons))}.`;
+  const head = fitErrorHead(results);
   if ((pod.spec as { preemptionPolicy?: string } | undefined)?.preemptionPolicy === 'Never') {
     return `${head} preemption: not eligible due to preemptionPolicy=Never.`;
   }

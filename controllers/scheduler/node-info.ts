@@ -12,12 +12,16 @@ export interface NodeUsage {
   owners: Map<string, number>; // controller owner uid → pods on this node
 }
 
-interface Placed {
+export interface Placed {
+  key: string;
   node: string;
   requested: Resources;
   nonZero: Resources;
   owner: string | undefined;
+  priority: number; // spec.priority (preemption picks victims by it)
 }
+
+export const podPriority = (pod: KubeObject): number => (pod.spec as { priority?: number } | undefined)?.priority ?? 0;
 
 /** The uid of the pod's controller (ReplicaSet, Job, ...), which the spread score groups by. */
 export function controllerUid(pod: KubeObject): string | undefined {
@@ -48,6 +52,7 @@ function shift(u: NodeUsage, p: Placed, sign: 1 | -1): void {
 export class NodeUsageCache {
   private readonly usage = new Map<string, NodeUsage>();
   private readonly placed = new Map<string, Placed>(); // pod key → where it counts
+  private readonly byNode = new Map<string, Map<string, Placed>>(); // node → the pods counted on it (preemption)
 
   /** A pod as the informer shows it: counted on its node while bound and not terminal. */
   observe(key: string, pod: KubeObject): void {
@@ -69,12 +74,20 @@ export class NodeUsageCache {
     const prior = this.placed.get(key);
     if (!prior) return;
     this.placed.delete(key);
+    const on = this.byNode.get(prior.node);
+    on?.delete(key);
+    if (on?.size === 0) this.byNode.delete(prior.node);
     const u = this.usage.get(prior.node);
     if (u) shift(u, prior, -1);
   }
 
   nodeOf(key: string): string | undefined {
     return this.placed.get(key)?.node;
+  }
+
+  /** The pods counted on `node` (bound or assumed). */
+  podsOn(node: string): Placed[] {
+    return [...(this.byNode.get(node)?.values() ?? [])];
   }
 
   get(node: string): NodeUsage {
@@ -85,8 +98,11 @@ export class NodeUsageCache {
     const prior = this.placed.get(key);
     if (prior?.node === node) return;
     this.forget(key);
-    const p: Placed = { node, requested: podRequests(pod), nonZero: podRequests(pod, true), owner: controllerUid(pod) };
+    const p: Placed = { key, node, requested: podRequests(pod), nonZero: podRequests(pod, true), owner: controllerUid(pod), priority: podPriority(pod) };
     this.placed.set(key, p);
+    let on = this.byNode.get(node);
+    if (!on) this.byNode.set(node, (on = new Map()));
+    on.set(key, p);
     let u = this.usage.get(node);
     if (!u) this.usage.set(node, (u = emptyUsage()));
     shift(u, p, 1);

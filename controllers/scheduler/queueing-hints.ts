@@ -12,12 +12,15 @@ import { nodeAllocatable, podRequests } from './resources';
 
 /** A pod found no node while there were none: only a node being added can change that. */
 export const NO_NODES = 'NoNodes';
-export type RejectorPlugin = FilterPlugin | typeof NO_NODES;
+/** VolumeBinding: a pod whose claims are missing, or waiting for their volumes. */
+export const VOLUME_BINDING = 'VolumeBinding';
+export type RejectorPlugin = FilterPlugin | typeof NO_NODES | typeof VOLUME_BINDING;
 
 export type ClusterEvent =
   | { type: 'NodeAdd'; node: KubeObject }
   | { type: 'NodeUpdate'; old: KubeObject; node: KubeObject }
-  | { type: 'AssignedPodDelete'; pod: KubeObject }; // deleted, or finished (Succeeded/Failed): its room is free
+  | { type: 'AssignedPodDelete'; pod: KubeObject } // deleted, or finished (Succeeded/Failed): its room is free
+  | { type: 'StorageChange' }; // a PersistentVolumeClaim, PersistentVolume or StorageClass added or changed
 
 /** isFit: the pod's requests fit the node's allocatable when the node is empty. */
 function fitsEmpty(pod: KubeObject, node: KubeObject): boolean {
@@ -55,7 +58,10 @@ export function nodeUpdateMatters(old: KubeObject, node: KubeObject): boolean {
 
 /** One plugin's hint: may `event` make `pod`, which `plugin` rejected, schedulable? */
 function hint(plugin: RejectorPlugin, pod: KubeObject, event: ClusterEvent): boolean {
+  if (plugin === VOLUME_BINDING) return event.type === 'StorageChange' || event.type === 'NodeAdd';
   switch (event.type) {
+    case 'StorageChange':
+      return false;
     case 'NodeAdd':
       if (plugin === NO_NODES) return true;
       return plugin === 'NodeResourcesFit' ? fitsEmpty(pod, event.node) : nodePasses[plugin](pod, event.node);

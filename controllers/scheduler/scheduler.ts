@@ -19,9 +19,13 @@ import type { EventRecorder } from '../events';
 import { kubeTime } from '../events';
 import type { SharedInformer } from '../informers';
 import { macrotask } from '../workqueue';
-import { filterNode, fitErrorMessage, scoreNodes, selectHost, type Candidate, type FilterResult } from './algorithm';
+import { filterNode, fitErrorHead, fitErrorMessage, scoreNodes, selectHost, type Candidate, type FilterResult } from './algorithm';
+import { pickPreemption, type PreemptionCandidate } from './preemption';
+import { podPriority } from './node-info';
 import { NodeUsageCache } from './node-info';
-import { NO_NODES, nodeUpdateMatters, type RejectorPlugin } from './queueing-hints';
+import { NO_NODES, nodeUpdateMatters, VOLUME_BINDING, type RejectorPlugin } from './queueing-hints';
+import { unboundClaims, volumeFilter, volumePreFilter, type VolumeLookup } from './volume-binding';
+import { ANN_SELECTED_NODE } from '../volume-plan';
 import { SchedulingQueue, type QueuedPodInfo } from './scheduling-queue';
 
 export const COMPONENT = 'default-scheduler';
@@ -37,6 +41,10 @@ export interface SchedulerDeps {
   nodes: SharedInformer;
   clock: Clock;
   recorder: EventRecorder;
+  // VolumeBinding: the claims, volumes and classes pods' volumes name (absent: pods' claims are not looked at)
+  claims?: SharedInformer;
+  volumes?: SharedInformer;
+  storageClasses?: SharedInformer;
   random?: () => number;
   yieldToEventLoop?: () => Promise<void>; // after CYCLE_BUDGET of work; a macrotask by default
 }
@@ -51,6 +59,7 @@ const isTerminal = (p: KubeObject) => phase(p) === 'Succeeded' || phase(p) === '
 /** The binding subresource as a "collection" the Api can POST to: /api/v1/namespaces/<ns>/pods/<name>/binding. */
 const bindingOf = (name: string): ResourceRef => ({ group: '', version: 'v1', resource: `pods/${encodeURIComponent(name)}/binding`, namespaced: true });
 const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods', namespaced: true };
+const CLAIMS: ResourceRef = { group: '', version: 'v1', resource: 'persistentvolumeclaims', namespaced: true };
 
 /** Pods this scheduler places: unbound, alive, and asking for it (spec.schedulerName, default default-scheduler). */
 export function responsibleFor(pod: KubeObject, schedulerName = COMPONENT): boolean {
@@ -63,6 +72,7 @@ export class Scheduler {
   private inFlight = 0;
   private readonly slotWaiters: (() => void)[] = [];
   private spent = 0; // work since the last yield, shared by the loops
+  private volumes: VolumeLookup | undefined;
 
   constructor(private readonly d: SchedulerDeps) {
     this.queue = new SchedulingQueue(d.clock);
@@ -88,6 +98,14 @@ export class Scheduler {
         if (wasPlaced) this.queue.moveAll({ type: 'AssignedPodDelete', pod: p });
       },
     });
+    const storageChanged = () => { this.queue.moveAll({ type: 'StorageChange' }); };
+    for (const informer of [d.claims, d.volumes, d.storageClasses]) informer?.addHandlers({ add: storageChanged, update: storageChanged });
+    if (d.claims && d.volumes && d.storageClasses) {
+      const [claims, volumes, classes] = [d.claims, d.volumes, d.storageClasses];
+      this.volumes = {
+        claim: (ns, name) => claims.get(`${ns}/${name}`), volume: (name) => volumes.get(name), storageClass: (name) => classes.get(name),
+      };
+    }
     d.nodes.addHandlers({
       add: (node) => this.queue.moveAll({ type: 'NodeAdd', node }),
       update: (node, old) => { if (nodeUpdateMatters(old, node)) this.queue.moveAll({ type: 'NodeUpdate', old, node }); },
@@ -141,19 +159,54 @@ export class Scheduler {
       const nodes = this.d.nodes.list();
       this.spent += nodes.length;
       if (!nodes.length) return this.unschedulable(key, pod, new Set([NO_NODES]), fitErrorMessage(pod, []));
+      const vol = this.volumes ? volumePreFilter(pod, this.volumes) : { claims: [] };
+      if (vol.error !== undefined) {
+        // A PreFilter rejection: the same for every node (framework.Diagnosis.PreFilterMsg).
+        const n = nodes.length;
+        return this.unschedulable(key, pod, new Set([VOLUME_BINDING]),
+          `0/${n} nodes are available: ${vol.error}. preemption: 0/${n} nodes are available: ${n} Preemption is not helpful for scheduling.`);
+      }
       const candidates: Candidate[] = [];
       const results: FilterResult[] = [];
       for (const node of nodes) {
         const usage = this.cache.get(node.metadata.name!);
-        const r = filterNode(pod, node, usage);
+        let r = filterNode(pod, node, usage);
+        const volumeReason = r.reasons.length ? undefined : volumeFilter(vol.claims, node);
+        if (volumeReason) r = { reasons: [volumeReason], unresolvable: true, plugin: VOLUME_BINDING };
         if (!r.reasons.length) candidates.push({ node, usage });
         results.push(r);
       }
       if (!candidates.length) {
         const plugins = new Set<RejectorPlugin>(results.flatMap((r) => (r.plugin ? [r.plugin] : [])));
+        // PostFilter (DefaultPreemption). Only a pod of positive priority is tried: every pod without a
+        // PriorityClass has 0, and victims must be strictly lower, so this keeps the common case O(nodes).
+        if (podPriority(pod) > 0 && this.eligibleToPreempt(pod)) {
+          const preemption = pickPreemption(pod, nodes.map((node, i) => ({
+            node, usage: this.cache.get(node.metadata.name!), result: results[i]!,
+            onNode: this.cache.podsOn(node.metadata.name!).filter((p) => !this.d.pods.get(p.key)?.metadata.deletionTimestamp),
+          })));
+          if (preemption) return this.preempt(key, pod, plugins, preemption, fitErrorHead(results));
+        }
         return this.unschedulable(key, pod, plugins, fitErrorMessage(pod, results));
       }
       const chosen = candidates[selectHost(scoreNodes(pod, candidates), this.d.random)].node.metadata.name!;
+      const waiting = unboundClaims(vol.claims);
+      if (waiting.length) {
+        // PreBind: the claims learn the node (the provisioner makes their volumes there); the pod waits, parked
+        // until a claim or volume changes, and binds on the cycle that finds every claim bound.
+        this.queue.addUnschedulable(key, new Set([VOLUME_BINDING]));
+        const select = waiting.filter((c) => !c.selectedNode);
+        if (!select.length) return undefined;
+        return this.write(async () => {
+          for (const { claim } of select) {
+            try {
+              await this.d.api.update(CLAIMS, { ...claim, metadata: { ...claim.metadata, annotations: { ...(claim.metadata.annotations ?? {}), [ANN_SELECTED_NODE]: chosen } } });
+            } catch (e) {
+              if (!isNotFound(e) && !isConflict(e)) console.error(`${COMPONENT}: selecting a node for ${key}'s claim: ${(e as Error).message}`);
+            }
+          }
+        });
+      }
       this.cache.assume(key, pod, chosen);
       return this.write(() => this.bind(key, pod, chosen));
     } catch (e) {
@@ -179,6 +232,49 @@ export class Scheduler {
     }
     this.queue.done(key);
     this.d.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${node}`);
+  }
+
+  /**
+   * PodEligibleToPreemptOthers: a pod that already preempted waits while lower-priority pods on its nominated node
+   * are still terminating, rather than preempting again.
+   */
+  private eligibleToPreempt(pod: KubeObject): boolean {
+    const nominated = (pod.status as { nominatedNodeName?: string } | undefined)?.nominatedNodeName;
+    if (!nominated) return true;
+    const prio = podPriority(pod);
+    return !this.cache.podsOn(nominated).some((p) => p.priority < prio && this.d.pods.get(p.key)?.metadata.deletionTimestamp);
+  }
+
+  /**
+   * The preemption: the victims get the DisruptionTarget condition, a Preempted event and a graceful delete; the
+   * preemptor is nominated to the node and parked until their deletion frees the room (AssignedPodDelete).
+   */
+  private preempt(key: string, pod: KubeObject, plugins: Set<RejectorPlugin>, c: PreemptionCandidate, message: string): Promise<void> | undefined {
+    this.queue.addUnschedulable(key, plugins);
+    this.d.recorder.event(pod, 'Warning', 'FailedScheduling', message);
+    const now = kubeTime(this.d.clock.now());
+    return this.write(async () => {
+      for (const v of c.victims) {
+        const victim = this.d.pods.get(v.key);
+        if (!victim) continue;
+        const { namespace, name, uid } = victim.metadata;
+        try {
+          await this.d.api.patch(PODS, namespace!, name!, 'strategic', { metadata: { uid }, status: { conditions: [{
+            type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: now, reason: 'PreemptionByScheduler',
+            message: `${COMPONENT}: preempting to accommodate a higher priority pod`,
+          }] } }, 'status');
+          this.d.recorder.event(victim, 'Normal', 'Preempted', `Preempted by pod ${pod.metadata.uid} on node ${c.node}`);
+          await this.d.api.delete(PODS, namespace!, name!, { preconditions: { uid: uid as string } });
+        } catch (e) {
+          if (!isNotFound(e) && !isConflict(e)) console.error(`${COMPONENT}: preempting ${v.key}: ${(e as Error).message}`);
+        }
+      }
+      try {
+        await this.d.api.patch(PODS, pod.metadata.namespace!, pod.metadata.name!, 'strategic', { metadata: { uid: pod.metadata.uid }, status: { nominatedNodeName: c.node } }, 'status');
+      } catch (e) {
+        if (!isNotFound(e) && !isConflict(e)) console.error(`${COMPONENT}: nominating ${key}: ${(e as Error).message}`);
+      }
+    });
   }
 
   /** handleSchedulingFailure: park the pod, record the event, write PodScheduled=False when it changed. */

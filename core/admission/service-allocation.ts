@@ -10,7 +10,7 @@ import { internalError, invalid, StatusError, type StatusCause } from '../status
 import { duplicate, invalidValue, notSupported, required } from '../validation/names';
 import { parseIPv4, parseIPv6 } from '../validation/ip';
 import {
-  clusterIPMember, memberIP, NODE_PORT_RANGE, nodePortMember, SERVICE_CIDR, type RangeHoldings, type ServiceAllocations,
+  clusterIPMember, KUBERNETES_SERVICE_MEMBER, memberIP, NODE_PORT_RANGE, nodePortMember, SERVICE_CIDR, type RangeHoldings, type ServiceAllocations,
 } from './service-ranges';
 
 type Port = { name?: string; port?: number; nodePort?: number; protocol?: string };
@@ -198,7 +198,13 @@ function allocateClusterIPs(svc: KubeObject, spec: Spec, held: ServiceAllocation
     const octets = parseIPv4(ip)!; // IPv6 was refused with the family checks
     throw fail(`the provided IP (${octets.join('.')}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`);
   }
+  if (member === KUBERNETES_SERVICE_MEMBER && isKubernetesService(svc)) return; // its own, reserved at start
   if (held.ips.has(member)) throw fail('provided IP is already allocated');
+}
+
+/** default/kubernetes, the apiserver's own Service (pkg/controlplane/controller/kubernetesservice). */
+function isKubernetesService(svc: KubeObject): boolean {
+  return svc.metadata?.name === 'kubernetes' && svc.metadata?.namespace === 'default';
 }
 
 // ---- nodePorts (alloc.go initNodePorts/updateNodePorts, portallocator allocator.go) ----

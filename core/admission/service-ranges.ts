@@ -29,7 +29,7 @@ const IP_DYNAMIC_FROM = Math.min(Math.max(16, Math.floor(2 ** (32 - IP_PREFIX) /
 const PORT_DYNAMIC_FROM = Math.min(Math.max(16, Math.floor(NODE_PORT_MEMBERS / 32)), 128);
 
 /** 10.96.0.1, the `kubernetes` Service's address: kube-apiserver allocates it to itself at start. */
-const KUBERNETES_SERVICE_MEMBER = 0;
+export const KUBERNETES_SERVICE_MEMBER = 0;
 
 /** An IPv4 address (leading zeros allowed, as netutils.ParseIPSloppy) as its member of the service range, or -1. */
 export function clusterIPMember(ip: string): number {
@@ -137,7 +137,8 @@ export function holdingsOf(svc: KubeObject | undefined): { ips: number[]; ports:
     const listed = Array.isArray(spec.clusterIPs) ? spec.clusterIPs : [spec.clusterIP];
     for (const ip of listed) {
       const member = typeof ip === 'string' ? clusterIPMember(ip) : -1;
-      if (member >= 0) ips.add(member);
+      // 10.96.0.1 is held from the start, for default/kubernetes alone: no Service's delete frees it.
+      if (member > KUBERNETES_SERVICE_MEMBER) ips.add(member);
     }
   }
   if (type === 'NodePort' || type === 'LoadBalancer') {

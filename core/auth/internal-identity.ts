@@ -25,7 +25,9 @@ export const CONTROLLER_ACCOUNTS = [
   'deployment-controller', 'replicaset-controller', 'generic-garbage-collector', 'service-account-controller',
   'job-controller', 'ttl-after-finished-controller', 'statefulset-controller', 'daemon-set-controller', 'replication-controller',
   'endpointslice-controller', 'endpoint-controller', 'namespace-controller',
-  'node-controller', 'clusterrole-aggregation-controller',
+  'node-controller', 'clusterrole-aggregation-controller', 'root-ca-cert-publisher',
+  'cronjob-controller', 'persistent-volume-binder', 'pvc-protection-controller', 'pv-protection-controller', 'disruption-controller',
+  'service-controller', 'resourcequota-controller',
 ] as const;
 
 /** kube-proxy's user (bound to the system:node-proxier ClusterRole by kube's bootstrap policy). */

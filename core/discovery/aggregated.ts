@@ -4,7 +4,7 @@
 // publishes them). Built from the same registry as the legacy documents (core/discovery/legacy.ts).
 
 import { TERMINATING_VERBS } from '../crd/crd-types';
-import { allResourceTypes, apiGroups, type ResourceType, type Subresource } from '../registry';
+import { allResourceTypes, apiGroups, subresourceInfo, type ResourceType, type Subresource } from '../registry';
 
 export const AGGREGATED_VERSIONS = ['v2', 'v2beta1'] as const;
 export type AggregatedVersion = (typeof AGGREGATED_VERSIONS)[number];
@@ -85,12 +85,11 @@ export interface APIGroupDiscoveryList {
   items: APIGroupDiscovery[];
 }
 
-const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
-
 function subresourceEntry(t: ResourceType, sub: Subresource, own: GVK): APISubresourceDiscovery {
-  if (sub === 'token') return { subresource: sub, responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] };
-  if (sub === 'scale') return { subresource: sub, responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: [...SUBRESOURCE_VERBS] };
-  return { subresource: sub, responseKind: own, verbs: [...SUBRESOURCE_VERBS] };
+  const info = subresourceInfo(t, sub);
+  // Another group's kind is named in full; the parent's own group leaves group and version as the parent's entry does.
+  const responseKind = info.group !== undefined ? { group: info.group, version: info.version!, kind: info.kind } : { ...own, kind: info.kind };
+  return { subresource: sub, responseKind, verbs: [...info.verbs] };
 }
 
 function resourceEntry(t: ResourceType): APIResourceDiscovery {
@@ -105,7 +104,7 @@ function resourceEntry(t: ResourceType): APIResourceDiscovery {
   };
   if (t.shortNames.length) r.shortNames = [...t.shortNames];
   if (t.categories.length) r.categories = [...t.categories];
-  if (t.subresources.length) r.subresources = t.subresources.map((s) => subresourceEntry(t, s, own));
+  if (t.subresources.length) r.subresources = [...t.subresources].sort().map((s) => subresourceEntry(t, s, own));
   return r;
 }
 

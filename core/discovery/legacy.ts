@@ -5,7 +5,7 @@
 // instead; these documents answer every other Accept (client-go discovery/discovery_client.go, ContentTypeIsGVK).
 
 import { TERMINATING_VERBS } from '../crd/crd-types';
-import { allResourceTypes, apiGroups, apiVersionOf, typesInGroupVersion, type ResourceType, type Subresource } from '../registry';
+import { allResourceTypes, apiGroups, apiVersionOf, subresourceInfo, typesInGroupVersion, type ResourceType, type Subresource } from '../registry';
 
 /** The Kubernetes release we present as; kubectl 1.32 warns only when client and server are >1 minor apart. */
 export const SERVER_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-edgeplane' } as const;
@@ -121,12 +121,6 @@ export interface APIResourceList {
   resources: APIResource[];
 }
 
-// Subresource verbs and kinds as kube-apiserver registers them (pkg/registry/*/storage: StatusREST, ScaleREST).
-const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
-const SCALE_GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
-// serviceaccounts/token answers TokenRequest (pkg/registry/core/serviceaccount/storage/token.go).
-const TOKEN_GVK = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
-
 function mainResource(t: ResourceType): APIResource {
   const r: APIResource = {
     name: t.resource,
@@ -142,25 +136,18 @@ function mainResource(t: ResourceType): APIResource {
   return r;
 }
 
+// Subresource kinds and verbs as kube-apiserver registers them (core/registry.ts subresourceInfo). kubectl scale
+// reads group/version/kind from the /scale entry to know its wire type (client-go scale kind resolver), and
+// kubectl drain looks for pods/eviction before evicting rather than deleting.
 function subresource(t: ResourceType, sub: Subresource): APIResource {
-  const base = { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced };
-  if (sub === 'token') return { ...base, ...TOKEN_GVK, verbs: ['create'] };
-  if (sub === 'finalize') return { ...base, kind: t.kind, verbs: ['update'] }; // namespaces/finalize: PUT only
-  // kubectl scale reads group/version/kind from this entry to know the wire type of /scale (client-go scale
-  // package, discovery scale kind resolver), so a cross-group subresource must name its group.
-  if (sub === 'scale') return { ...base, ...SCALE_GVK, verbs: [...SUBRESOURCE_VERBS] };
-  return { ...base, kind: t.kind, verbs: [...SUBRESOURCE_VERBS] };
-}
-
-// The create-only subresources of pods (pkg/registry/core/pod/storage: BindingREST, EvictionREST), which
-// kubectl drain looks for (pods/eviction) before evicting rather than deleting.
-function createOnlySubresources(t: ResourceType): APIResource[] {
-  if (t.group !== '' || t.kind !== 'Pod') return [];
-  const base = { singularName: '', namespaced: true, verbs: ['create'] };
-  return [
-    { ...base, name: 'pods/binding', kind: 'Binding' },
-    { ...base, name: 'pods/eviction', group: 'policy', version: 'v1', kind: 'Eviction' },
-  ];
+  const info = subresourceInfo(t, sub);
+  // Key order as metav1.APIResource serializes: name, singularName, namespaced, group, version, kind, verbs.
+  const r = { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced } as APIResource;
+  if (info.group !== undefined) r.group = info.group;
+  if (info.version !== undefined) r.version = info.version;
+  r.kind = info.kind;
+  r.verbs = [...info.verbs];
+  return r;
 }
 
 /**
@@ -171,7 +158,7 @@ export function apiResourceList(group: string, version: string): APIResourceList
   const types = typesInGroupVersion(group, version);
   if (!types.length) return undefined;
   const resources = types
-    .flatMap((t) => [mainResource(t), ...t.subresources.map((s) => subresource(t, s)), ...createOnlySubresources(t)])
+    .flatMap((t) => [mainResource(t), ...t.subresources.map((s) => subresource(t, s))])
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const groupVersion = apiVersionOf({ group, version });
   // The legacy core list has no apiVersion on the wire; named groups carry apiVersion "v1".

@@ -73,7 +73,7 @@ function patchStatus(code: PatchErrorCode, message: string): Status {
     case 422:
       return genericInvalid(message);
     default:
-      return unknownError(message);
+      return unknownError(500, message);
   }
 }
 

@@ -11,9 +11,13 @@ import { NAMESPACE_STRATEGY } from './namespace';
 import { EVENT_STRATEGY } from './event';
 import { CRD_STRATEGY } from './crd';
 import { customStrategy } from './custom';
+import { PRIORITY_CLASS_STRATEGY } from './priority-class';
+import { CSR_STRATEGY } from './subresource-updates';
 
 const BUILT_IN: ReadonlyMap<string, WriteStrategy> = new Map([
   ['core/pods', POD_STRATEGY],
+  ['certificates.k8s.io/certificatesigningrequests', CSR_STRATEGY],
+  ['scheduling.k8s.io/priorityclasses', PRIORITY_CLASS_STRATEGY],
   ['core/services', SERVICE_STRATEGY],
   ['core/namespaces', NAMESPACE_STRATEGY],
   ['core/events', EVENT_STRATEGY],

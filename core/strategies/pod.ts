@@ -8,11 +8,13 @@ import { gracefulPodDelete } from '../pods/graceful-delete';
 import { bindPod } from '../pods/binding';
 import { DEFAULT_STRATEGY } from './default';
 import type { SubresourceWrite, WriteStrategy } from './strategy';
+import { withSubresourceUpdates } from './subresource-updates';
 
-export const POD_STRATEGY: WriteStrategy = {
+// pods/ephemeralcontainers replaces only the ephemeral containers (./subresource-updates.ts).
+export const POD_STRATEGY: WriteStrategy = withSubresourceUpdates({
   ...DEFAULT_STRATEGY,
   prepareForCreate: (obj, env) => addDefaultTolerations(obj, env.defaultTolerationSeconds),
   checkGracefulDelete: (obj, requested, env) => gracefulPodDelete(obj, requested, env.now),
   // The front door hands POST pods/<name>/binding over as an update of the pod's "binding" subresource.
   subresources: new Map<string, SubresourceWrite>([['binding', (current, name, body, env) => bindPod(current, name, body, env.now)]]),
-};
+});

@@ -51,8 +51,11 @@ export interface WriteStrategy {
   validate(obj: KubeObject, old: KubeObject | undefined, env: StrategyEnv): StatusCause[];
   /** A /status update's validation (the status strategy's ValidateUpdate); none when absent. */
   validateStatusUpdate?(obj: KubeObject, old: KubeObject, env: StrategyEnv): StatusCause[];
-  /** What an update may not change (ValidateUpdate's immutable fields), checked before managedFields are recorded. */
-  validateUpdate(obj: KubeObject, old: KubeObject, env: StrategyEnv): StatusCause[];
+  /**
+   * What an update may not change (ValidateUpdate's immutable fields), checked before managedFields are recorded;
+   * `subresource` ('' for the main resource) names a subresource with an update strategy of its own.
+   */
+  validateUpdate(obj: KubeObject, old: KubeObject, env: StrategyEnv, subresource?: string): StatusCause[];
   /** Defaults, as decoding fills them: on create (`old` undefined) and on an update of the main resource. */
   default(obj: KubeObject, old: KubeObject | undefined, env: StrategyEnv): void;
   /** Create-time additions after defaulting, before managedFields (admission: a pod's default tolerations). */

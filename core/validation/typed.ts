@@ -9,6 +9,7 @@ import { validateMetaExtras } from './meta';
 import { validatePod } from './pod';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac';
 import { validateService } from './service';
+import { validatePriorityClass } from './scheduling';
 import { Causes, type Obj } from './shape';
 import { validateJobStatusUpdate } from './job';
 import { validateDaemonSet, validateDeployment, validateJob, validateReplicaSet, validateReplicationController, validateStatefulSet } from './workloads';
@@ -37,6 +38,7 @@ const BY_KIND = new Map<string, Validator>([
   ['ClusterRole', validateClusterRole],
   ['RoleBinding', validateRoleBinding],
   ['ClusterRoleBinding', validateClusterRoleBinding],
+  ['PriorityClass', validatePriorityClass],
 ]);
 
 /**

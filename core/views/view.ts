@@ -6,6 +6,8 @@
 import { apiVersionOf, groupResource, lookupGroupResource, type ResourceType } from '../registry';
 import { EVENTS_V1, EVENTS_V1_VIEW } from './events-v1';
 import { crdVersionView } from './crd-version';
+import { HPA_V1_VIEW } from './hpa-v1';
+import { HPA_V1, HPA_V2 } from '../autoscaling/hpa-v1';
 
 type Obj = Record<string, unknown>;
 
@@ -14,8 +16,13 @@ export interface ApiView {
   readonly apiVersion: string;
   /** A written object (parsed), as the store keeps it; anything else unchanged. */
   toStorage(obj: Obj): Obj;
-  /** A patch body written through the view, in the store's field names. */
+  /** A patch body written through the view, in the store's field names (only apply, when patchInView). */
   patchToStorage(text: string): string;
+  /**
+   * A JSON, merge or strategic patch is applied to the object as the view shows it, then converted back (a
+   * structural conversion, ./hpa-v1.ts), instead of being rewritten into the store's terms.
+   */
+  readonly patchInView?: boolean;
   /** An answer (object, list, Table) as the view shows it; a Status unchanged. */
   fromStorage(value: unknown): unknown;
   /** A stored object's JSON as the view shows it, without parsing it. */
@@ -28,6 +35,7 @@ export interface ApiView {
 export function viewBetween(stored: string, requested: string | undefined): ApiView | undefined {
   if (!requested || requested === stored) return undefined;
   if (stored === 'v1' && requested === EVENTS_V1) return EVENTS_V1_VIEW;
+  if (stored === HPA_V2 && requested === HPA_V1) return HPA_V1_VIEW;
   const group = (v: string) => (v.includes('/') ? v.slice(0, v.indexOf('/')) : '');
   if (group(stored) !== '' && group(stored) === group(requested)) return crdVersionView(stored, requested);
   throw new Error(`no view of ${stored} as ${requested}`);

@@ -9,6 +9,7 @@ import { objectKey } from '../object-key';
 import { recordWrite } from '../apply/record-write';
 import { decodeWritten, parseWrittenBody } from './decode';
 import { checkSize } from './stored';
+import { admissionOf, mutate, validate } from './admission';
 import type { CreateRequest, WriteContext, WriteResponse, WriteStore } from './types';
 
 // apiserver registry/generic/registry/store.go: retries of a generateName collision (RetryGenerateName).
@@ -34,8 +35,12 @@ export function createObject(store: WriteStore, ctx: WriteContext, namespace: st
   strategy.default(obj, undefined, env);
   strategy.prepareForCreate?.(obj, env);
   if (track) recordWrite({ type, now: ctx.now, manager: ctx.manager, view: ctx.view?.apiVersion }, undefined, obj, '');
+  // Mutating admission sees the defaulted object; its changes are not the request's fields (./admission.ts).
+  const admission = admissionOf(ctx, 'CREATE', m.namespace ?? namespace, '', obj);
+  mutate(ctx, admission, generated ? m.generateName : undefined);
   strategy.allocate?.(obj, undefined, env);
   strategy.beforeStore?.(obj, undefined, '', env);
+  validate(ctx, admission);
   checkSize(obj);
   for (let attempt = 1; ; attempt++) {
     const key = objectKey(m.namespace ?? '', m.name!);

@@ -20,14 +20,17 @@ import type { PatchRequest, WriteContext, WriteResponse, WriteStore } from './ty
 export function patch(store: WriteStore, ctx: WriteContext, req: PatchRequest): WriteResponse {
   const { type } = ctx;
   checkSubresource(type, req.subresource);
-  // Written through a view: field names (or JSON patch paths) in the store's terms.
-  const body = ctx.view ? ctx.view.patchToStorage(req.body) : req.body;
   const patchType = patchTypeOf(req.patchType);
+  // Written through a view: field names (or JSON patch paths) in the store's terms, unless the view's patches are
+  // applied to the object as it shows it (core/views/hpa-v1.ts).
+  const inView = !!ctx.view?.patchInView && !!patchType && !isApplyPatch(req.patchType);
+  const body = ctx.view && !inView ? ctx.view.patchToStorage(req.body) : req.body;
   if (!patchType && isApplyPatch(req.patchType)) return apply(store, ctx, req, body);
   if (!patchType) throw new StatusError(unsupportedMediaType(req.patchType, [...Object.values(PATCH_CONTENT_TYPES), APPLY_PATCH_CONTENT_TYPE]));
   const accepted = ctx.strategy.patchTypes;
   if (accepted && !accepted.includes(PATCH_CONTENT_TYPES[patchType])) throw new StatusError(unsupportedMediaType(req.patchType, [...accepted]));
-  const current = existing(store, type, req.namespace, req.name);
+  const stored = existing(store, type, req.namespace, req.name);
+  const current = inView ? ctx.view!.fromStorage(stored) as KubeObject : stored;
   const patchDoc = decodePatchBody(patchType, body);
   const scale = req.subresource === 'scale';
   const scalePaths = type.custom?.scale;
@@ -37,9 +40,11 @@ export function patch(store: WriteStore, ctx: WriteContext, req: PatchRequest): 
   // latter is made again, as decoding has already changed `patched` in place.
   const converter = patchType === 'strategic';
   const patchValue = () => (converter ? goValue(patchDoc)
-    : JSON.stringify(patchedFrom(existing(store, type, req.namespace, req.name), decodePatchBody(patchType, body))));
-  if (scale) return replaceScale(store, ctx, current, decodeScale(ctx, patched, { patchValue, converter }));
-  return replace(store, ctx, current, decodeWritten(ctx, patched, { patchValue, converter }), req.subresource);
+    : JSON.stringify(patchedFrom(inView ? ctx.view!.fromStorage(existing(store, type, req.namespace, req.name)) as KubeObject
+      : existing(store, type, req.namespace, req.name), decodePatchBody(patchType, body))));
+  if (scale) return replaceScale(store, ctx, stored, decodeScale(ctx, patched, { patchValue, converter }));
+  const written = inView && patched && typeof patched === 'object' && !Array.isArray(patched) ? ctx.view!.toStorage(patched as Record<string, unknown>) : patched;
+  return replace(store, ctx, stored, decodeWritten(ctx, written, { patchValue, converter }), req.subresource);
 }
 
 /** Server-side apply: the field manager merges and says what to write; creates are 201, /scale answers its Scale. */

@@ -1,6 +1,6 @@
 // Core: the stored object a write acts on, the subresources it may name, and the size it may have once written.
 
-import type { ResourceType } from '../registry';
+import { isObjectSubresource, type ResourceType, type Subresource } from '../registry';
 import { notFound, requestEntityTooLarge, StatusError } from '../status';
 import type { KubeObject } from '../object-meta';
 import { objectKey } from '../object-key';
@@ -16,7 +16,8 @@ export function existing(store: WriteStore, type: ResourceType, namespace: strin
 }
 
 export function checkSubresource(type: ResourceType, subresource: string): void {
-  if (subresource && !type.subresources.includes(subresource as 'status' | 'scale')) {
+  // Only the subresources that read and replace the object reach the store (core/registry.ts isObjectSubresource).
+  if (subresource && (!type.subresources.includes(subresource as Subresource) || !isObjectSubresource(subresource))) {
     throw new StatusError(notFound({ group: type.group, resource: `${type.resource}/${subresource}` }, ''));
   }
 }

@@ -11,6 +11,7 @@ import { recordWrite } from '../apply/record-write';
 import { decodeScale, decodeWritten, parseWrittenBody } from './decode';
 import { checkSize, checkSubresource, existing } from './stored';
 import type { UpdateRequest, WriteContext, WriteResponse, WriteStore } from './types';
+import { admissionOf, mutate, validate } from './admission';
 
 export function update(store: WriteStore, ctx: WriteContext, req: UpdateRequest): WriteResponse {
   const own = ctx.strategy.subresources?.get(req.subresource);
@@ -49,9 +50,11 @@ export function replace(store: WriteStore, ctx: WriteContext, current: KubeObjec
   // Defaults first, as decoding does, so an update that omits a defaulted field changes nothing.
   if (!status) strategy.default(next, current, env);
   const merged = strategy.prepareForUpdate(next, current, subresource, env);
+  const admission = admissionOf(ctx, 'UPDATE', current.metadata.namespace ?? '', subresource, merged, current);
+  mutate(ctx, admission);
   ctx.guard?.(merged, current);
   if (!status) {
-    const causes = strategy.validateUpdate(merged, current, env);
+    const causes = strategy.validateUpdate(merged, current, env, subresource);
     if (causes.length) throw new StatusError(invalid(type.group, type.kind, name, causes));
   }
   if (track) recordWrite({ type, now: ctx.now, manager: ctx.manager, view: ctx.view?.apiVersion }, current, merged, subresource);
@@ -59,6 +62,7 @@ export function replace(store: WriteStore, ctx: WriteContext, current: KubeObjec
   if (!subresource) strategy.allocate?.(merged, current, env);
   validateObject(type, merged, status ? strategy.validateStatusUpdate?.(merged, current, env) ?? [] : strategy.validate(merged, current, env), current);
   strategy.beforeStore?.(merged, current, subresource, env);
+  validate(ctx, admission);
   checkSize(merged);
   merged.metadata.resourceVersion = current.metadata.resourceVersion;
   if (sameJson(merged, current)) return { code: 200, body: current };

@@ -46,6 +46,7 @@ const SIGNING_KEY = 'robustness-service-account-key!!';
 const LOCATIONS = ['enam', 'weur'];
 const NAMESPACES = ['rb-a', 'rb-b'];
 const NAMES = ['k0', 'k1', 'k2', 'k3', 'k4'];
+const WORKLOADS_NS = 'rb-d';
 const RECOVERY_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -86,6 +87,17 @@ export async function runRobustness(opts: RunOptions): Promise<RunResult> {
     // One object of each type first, so no base revision is 0 (a watch from "0" means "any state, then changes").
     await send(rec, 'POST', '/api/v1/namespaces', { metadata: { name: 'rb-setup' } });
     for (const t of types) await send(rec, 'POST', t.path('rb-setup'), t.body('rb-setup', 'base', 'base'));
+    // The control plane's own ConfigMaps (the root CA publisher's kube-root-ca.crt in every namespace) are written
+    // before the base, so every change after it is the traffic's.
+    if (controllers) {
+      await send(rec, 'POST', '/api/v1/namespaces', { metadata: { name: WORKLOADS_NS } }); // Workloads.setup takes its 409
+      for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease', ...NAMESPACES, 'rb-setup', WORKLOADS_NS]) {
+        for (let i = 0; (await send(rec, 'GET', `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`).catch(() => ({ status: 0 }))).status !== 200; i++) {
+          if (i > 300) throw new Error(`kube-root-ca.crt never appeared in ${ns}`);
+          await sleep(100);
+        }
+      }
+    }
     const all = targets(LOCATIONS, 1);
     const store = all[0];
     // The base: each type's state and revision, read consistently at the store.
@@ -115,7 +127,7 @@ export async function runRobustness(opts: RunOptions): Promise<RunResult> {
       rec, targets: all, namespaces: NAMESPACES, names: NAMES, running: () => running, windows: { stall: false, disconnect: false },
       oldStarts: opts.faults.includes('log.compaction'), wsPing, paceMs: opts.paceMs ?? [5, 30], base: Object.fromEntries(types.map((t) => [t.name, bases[t.name].base])),
     };
-    const workloads = controllers ? new Workloads(rec, rng.fork('workloads'), 'rb-d') : undefined;
+    const workloads = controllers ? new Workloads(rec, rng.fork('workloads'), WORKLOADS_NS) : undefined;
     await workloads?.setup();
     const k8s = new KubernetesProfile(ctx, WIDGETS, rng.fork('k8s'));
     await k8s.start();

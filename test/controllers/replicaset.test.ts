@@ -130,6 +130,13 @@ describe('ReplicaSetController.sync', () => {
     expect(status.conditions[0]).toMatchObject({ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota exceeded' });
   });
 
+  it('keeps a ReplicaFailure condition whose reason is unchanged, message and all (SetCondition), so retries write no status', () => {
+    const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'ns', generation: 1 }, spec: { replicas: 3, template: {} } } as KubeObject;
+    const first = calculateRsStatus(rs, [], Date.UTC(2026, 0, 1), { reason: 'FailedCreate', message: 'pods "web-a" is forbidden' });
+    const again = calculateRsStatus({ ...rs, status: first }, [], Date.UTC(2026, 0, 2), { reason: 'FailedCreate', message: 'pods "web-b" is forbidden' });
+    expect(again).toEqual(first);
+  });
+
   it('deletes the surplus with the victim order and waits for the deletions', async () => {
     const { api, c, pods, recorder } = setup(1);
     const keep = pod('keep', { node: 'n1', phase: 'Running', ready: true });

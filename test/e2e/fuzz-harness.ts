@@ -88,6 +88,9 @@ export interface Watched {
   path: string; // the collection watched (cluster-wide), listed again at the end
   startRv: number; // the resourceVersion the watch started from
   watch: OpenWatch;
+  // The objects listed at startRv ("namespace/name" → resourceVersion): what the stream's replay starts from (e.g. the
+  // kube-root-ca.crt ConfigMap the root CA publisher put in a namespace before the watch began).
+  initial?: Map<string, string>;
 }
 
 /**
@@ -95,7 +98,7 @@ export interface Watched {
  * list's resourceVersion gives exactly that list, over the objects `keep` selects (by "namespace/name").
  */
 export async function expectWatchersConsistent(r: Running, watched: Watched[], keep: (key: string) => boolean): Promise<void> {
-  for (const { path, startRv, watch } of watched) {
+  for (const { path, startRv, watch, initial } of watched) {
     const list = await http(r, 'GET', path);
     const rv = Number(list.json.metadata.resourceVersion);
     const log = watch.log;
@@ -105,7 +108,7 @@ export async function expectWatchersConsistent(r: Running, watched: Watched[], k
     expect(rvs.every((v, j) => j === 0 || v > rvs[j - 1]!), `${path}: events out of order`).toBe(true);
     // Replaying the stream (up to the list's revision: later writes are the next list's) over the state at the
     // watch's start gives exactly the list.
-    const replayed = new Map<string, string>();
+    const replayed = new Map<string, string>(initial ?? []);
     for (const e of log.events) {
       if (Number(e.object.metadata.resourceVersion) > rv) break;
       const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;

@@ -516,9 +516,11 @@ beforeAll(async () => {
   // Watchers of the fuzzed types over both transports, from the current state.
   for (const [path, transport] of [['/api/v1/configmaps', 'http'], ['/api/v1/pods', 'ws'], ['/apis/batch/v1/jobs', 'http'],
     ['/apis/apps/v1/deployments', 'ws'], ['/apis/apps/v1/statefulsets', 'http'], ['/apis/apps/v1/replicasets', 'http']] as const) {
-    const rv = (await http(r, 'GET', path)).json.metadata.resourceVersion;
+    const list = (await http(r, 'GET', path)).json;
+    const rv = list.metadata.resourceVersion;
+    const initial = new Map<string, string>(list.items.map((o: any) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]));
     const url = `${path}?watch=true&resourceVersion=${rv}`;
-    watched.push({ path, startRv: Number(rv), watch: transport === 'http' ? await httpWatch(r, url) : await wsWatch(r, url, { ping: true }) });
+    watched.push({ path, startRv: Number(rv), initial, watch: transport === 'http' ? await httpWatch(r, url) : await wsWatch(r, url, { ping: true }) });
   }
   idleSyncs = new Map([...(await windowDeltas())].map(([q, d]) => [q, d.syncs]));
   victimBaselineMs = await victim.baseline();

@@ -1,6 +1,6 @@
 // Acceptance: the official Kubernetes Python client (Debian's python3-kubernetes), typed APIs only,
 // against the real gateway over HTTPS with the kubeconfig's CA — create, patch, delete, list, watch
-// (its `watch=True`), and a watch resumed from a list's resourceVersion.
+// (its `watch=True`), and a watch resumed from a list's resourceVersion; create_from_yaml's error text, byte for byte.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -56,5 +56,27 @@ describe('official Python client', () => {
     });
     expect(out.scaled).toEqual({ replicas: 3, generation: 2 });
     expect(out.afterDelete).toEqual({ status: 404, reason: 'NotFound' });
+  });
+
+  it('create_from_yaml of an existing object fails with kube\'s body, newline included', async () => {
+    const script = [
+      'import json, sys, kubernetes.config, kubernetes.client, kubernetes.utils',
+      'kubernetes.config.load_kube_config(sys.argv[1])',
+      'api = kubernetes.client.ApiClient()',
+      'doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "twice", "namespace": "default"}}',
+      'kubernetes.utils.create_from_dict(api, doc)',
+      'try:',
+      '    kubernetes.utils.create_from_dict(api, doc)',
+      'except kubernetes.utils.FailToCreateError as e:',
+      '    print(json.dumps(str(e)))',
+    ].join('\n');
+    const res = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(PYTHON, ['-c', script, r.kubeconfig], { timeout: 60_000, env: { ...process.env, HOME: r.dir } }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      });
+    });
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toBe('Error from server (Conflict): {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
+      + '"message":"configmaps \\"twice\\" already exists","reason":"AlreadyExists","details":{"name":"twice","kind":"configmaps"},"code":409}\n');
   });
 });

@@ -96,6 +96,8 @@ describe('scheduler and simulated nodes', () => {
     expect(describe).toMatch(/Normal\s+Created\s+\S+\s+kubelet\s+Created container: nginx/);
     expect(describe).toMatch(/Normal\s+Started\s+\S+\s+kubelet\s+Started container nginx/);
     expect(describe).toMatch(/Status:\s+Running/);
+    // A pod without a controller on node-1 would stop the drain test below (kubectl drain refuses it without --force).
+    await must(r, 'delete', 'pod', 'full', '--grace-period=0', '--force');
   });
 
   it('answers a binding as BindingREST: 201 Success, then 409 once bound', async () => {

@@ -6,7 +6,7 @@ import { groupResource } from '../../core/registry';
 import { methodNotAllowed, StatusError } from '../../core/status';
 import { admitCreate } from './namespace-lifecycle';
 import { review, tokenRequest } from './reviews';
-import { bind } from './binding';
+import { bind, bindCollection } from './binding';
 import { evict } from './eviction';
 import { reply } from './reply';
 import { attributed, send, writeQuery, writtenBody, type WriteQuery } from './write';
@@ -25,7 +25,9 @@ export async function create(c: Ctx, call: ResourceCall): Promise<Response> {
   const { type, info, url } = call;
   const body = await writtenBody(c, call);
   const query = writeQuery(url);
-  if (!type.stored) return review(c, type, body, query.fieldValidation);
+  // POST namespaces/<ns>/bindings (LegacyBindingREST): pods/binding of the pod the Binding names.
+  if (type.group === '' && type.kind === 'Binding') return bindCollection(c, call, body, query);
+  if (!type.stored) return review(c, type, body, query.fieldValidation, info.namespace);
   if (type.custom?.terminating) {
     // apiextensions customresource_handler.go serveResource.
     throw new StatusError({ ...methodNotAllowed(), message: 'create not allowed while custom resource definition is terminating' });

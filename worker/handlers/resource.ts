@@ -3,7 +3,7 @@
 // each) with the store that serves the type and the view that store answers in (core/views/view.ts).
 
 import type { ResourceRequest, Verb } from '../../core/request-info';
-import type { ResourceType } from '../../core/registry';
+import { subresourceInfo, type ResourceType, type Subresource } from '../../core/registry';
 import { methodNotAllowed, StatusError, unknownResource } from '../../core/status';
 import { servedBy } from '../../core/views/view';
 import { negotiateOutput } from '../negotiation';
@@ -14,6 +14,8 @@ import { create } from './create';
 import { update } from './update';
 import { patch } from './patch';
 import { deleteCollection, deleteOne } from './delete';
+import { CONNECT_SUBRESOURCES, podConnect, podLog, proxy } from './pod-subresources';
+import { componentStatuses } from './component-statuses';
 import type { Ctx, Handler } from './call';
 
 const HANDLERS: Readonly<Record<Exclude<Verb, 'watch'>, Handler>> = {
@@ -23,6 +25,17 @@ const HANDLERS: Readonly<Record<Exclude<Verb, 'watch'>, Handler>> = {
 export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Response> {
   const requested = info.type;
   if (!requested || (info.namespace && !requested.namespaced)) throw new StatusError(unknownResource());
+  // Only a proxy subresource takes a path after it (pods/<name>/proxy/<path>); anything else is no route.
+  if (info.subpath && info.subresource !== 'proxy') throw new StatusError(unknownResource());
+  // Subresources answer only their own verbs (pods/log: get; pods/binding: create; ...), 405 otherwise; the
+  // streaming ones (./pod-subresources.ts) are answered here, never by a store.
+  if (info.subresource && requested.subresources.includes(info.subresource as Subresource)) {
+    if (!subresourceInfo(requested, info.subresource as Subresource).verbs.includes(info.verb)) throw new StatusError(methodNotAllowed());
+    const url = new URL(c.req.url);
+    if (info.subresource === 'log') return podLog(c, info, url);
+    if (CONNECT_SUBRESOURCES.has(info.subresource)) return podConnect(c, info, url);
+    if (info.subresource === 'proxy') return proxy(c, requested, info);
+  }
   // /api/v1/pods (no namespace) serves list and watch across namespaces, nothing else.
   const allNamespaces = requested.namespaced && !info.namespace;
   // PUT and PATCH have routes on items only (a collection path answers 405, as kube's router does).
@@ -33,15 +46,23 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   // namespaces/finalize serves PUT alone (kube installs only Update for it).
   if (info.subresource === 'finalize' && info.verb !== 'update') throw new StatusError(methodNotAllowed());
   const call = { ...servedBy(requested), info, url: new URL(c.req.url) };
+  // ComponentStatus: answered from the components' health, never stored (componentstatus/rest.go).
+  if (requested.group === '' && requested.kind === 'ComponentStatus') {
+    if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
+    return deprecated(requested, await componentStatuses(c, requested, info, call.url));
+  }
   if (info.verb === 'watch') return watch(c, call);
   // 406 before anything is done: a write must not happen when its answer cannot be sent.
   negotiateOutput(c.req.header('accept'));
   return deprecated(requested, await HANDLERS[info.verb](c, call));
 }
 
-/** A deprecated CRD version's Warning on every answer (apiextensions customresource_handler.go). */
+/**
+ * A deprecated API's Warning on every answer: a CRD version's (apiextensions customresource_handler.go), or a
+ * built-in kind's (the apiserver's deprecation filter, e.g. `v1 ComponentStatus is deprecated in v1.19+`).
+ */
 function deprecated(type: ResourceType, res: Response): Response {
-  const warning = type.custom?.deprecationWarning;
+  const warning = type.custom?.deprecationWarning ?? type.deprecated;
   if (!warning) return res;
   const out = new Response(res.body, res);
   out.headers.append('warning', `299 - ${JSON.stringify(warning)}`);

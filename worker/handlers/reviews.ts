@@ -1,5 +1,7 @@
 // Front door: the APIs that answer rather than store: who am I (SelfSubjectReview), may I
-// (SelfSubjectAccessReview), what may I (SelfSubjectRulesReview), and ServiceAccount tokens
+// (SelfSubjectAccessReview), what may I (SelfSubjectRulesReview), who is this token (TokenReview), may they
+// (SubjectAccessReview, LocalSubjectAccessReview) — the last three are what delegated authentication and
+// authorization (metrics-server, kube-rbac-proxy, aggregated API servers) ask — and ServiceAccount tokens
 // (serviceaccounts/<name>/token, a TokenRequest).
 
 import type { Context } from 'hono';
@@ -12,6 +14,8 @@ import type { RequestAttributes } from '../../core/rbac/rules';
 import type { AppEnv } from '../env';
 import { authorizerFor } from '../authz';
 import { resourceAttributes } from '../../core/rbac/request-attributes';
+import { reviewToken } from '../auth';
+import type { UserInfo } from '../../core/rbac/authorize';
 import { authSettings, DEFAULT_TOKEN_EXPIRATION_SECONDS, MAX_TOKEN_EXPIRATION_SECONDS, MIN_TOKEN_EXPIRATION_SECONDS, signingKey } from '../settings';
 import { resolveBoundObject, type BoundObjectReference } from '../service-account-bindings';
 import { readObject } from '../stores';
@@ -29,7 +33,7 @@ function parse(body: string): Record<string, any> {
   }
 }
 
-export async function review(c: Ctx, type: ResourceType, body: string, fieldValidation: FieldValidation = 'Warn'): Promise<Response> {
+export async function review(c: Ctx, type: ResourceType, body: string, fieldValidation: FieldValidation = 'Warn', namespace = ''): Promise<Response> {
   const user = c.get('user');
   // Decoded against the kind's schema like any created object: wrong types and unknown fields as kube answers.
   const warnings: string[] = [];
@@ -38,6 +42,10 @@ export async function review(c: Ctx, type: ResourceType, body: string, fieldVali
   const spec = obj.spec ?? {};
   const base = { kind: type.kind, apiVersion: `${type.group}/${type.version}`, metadata: { creationTimestamp: null } };
   const shard = authorizerFor(c.env, c.get('settings'), user);
+  if (type.kind === 'TokenReview') return c.json(await tokenReview(c, obj), 201);
+  if (type.kind === 'SubjectAccessReview' || type.kind === 'LocalSubjectAccessReview') {
+    return c.json(await subjectAccessReview(c, type, obj, namespace), 201);
+  }
   if (type.kind === 'SelfSubjectReview') {
     // authentication/v1 UserInfo: uid, groups and extra are omitempty (an impersonated user may have none).
     const userInfo: Record<string, unknown> = { username: user.username };
@@ -61,6 +69,90 @@ export async function review(c: Ctx, type: ResourceType, body: string, fieldVali
       incomplete: false,
     },
   }, 201);
+}
+
+/**
+ * TokenReview (tokenreview/storage.go): the token authenticated as a request's would be; status.user and
+ * status.audiences when it authenticates, `authenticated` left out (false) when it does not. The review object is
+ * echoed, token included, as kube does.
+ */
+async function tokenReview(c: Ctx, obj: Record<string, any>): Promise<Record<string, unknown>> {
+  const spec = (obj.spec ?? {}) as { token?: string; audiences?: string[] };
+  if (!spec.token) throw new StatusError(badRequest('token is required for TokenReview in authentication'));
+  const result = await reviewToken(c.env, spec.token, spec.audiences ?? []);
+  const status: Record<string, unknown> = {};
+  if (result.user) {
+    status.authenticated = true;
+    status.user = userInfo(result.user);
+    if (result.audiences.length) status.audiences = result.audiences;
+  } else {
+    status.user = {};
+  }
+  return { kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: reviewMetadata(obj), spec, status };
+}
+
+/** authentication/v1 UserInfo: every field omitempty. */
+function userInfo(user: UserInfo): Record<string, unknown> {
+  const out: Record<string, unknown> = { username: user.username };
+  if (user.uid) out.uid = user.uid;
+  if (user.groups.length) out.groups = user.groups;
+  if (user.extra && Object.keys(user.extra).length) out.extra = user.extra;
+  return out;
+}
+
+// The review's metadata as kube echoes it: creationTimestamp null, the namespace of a local review.
+function reviewMetadata(obj: Record<string, any>, namespace = ''): Record<string, unknown> {
+  const m = { ...(obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {}) } as Record<string, unknown>;
+  if (namespace) m.namespace = namespace;
+  m.creationTimestamp = null;
+  return m;
+}
+
+const nullOr = (v: unknown) => (v === undefined || v === null ? '"null"' : JSON.stringify(v));
+
+/**
+ * SubjectAccessReview and LocalSubjectAccessReview (pkg/registry/authorization/*subjectaccessreview): the spec's
+ * user, groups and extra decided by the same authorizer as requests, after kube's validation
+ * (ValidateSubjectAccessReview, ValidateLocalSubjectAccessReview) and, for the local one, its namespace checks.
+ */
+async function subjectAccessReview(c: Ctx, type: ResourceType, obj: Record<string, any>, namespace: string): Promise<Record<string, unknown>> {
+  const local = type.kind === 'LocalSubjectAccessReview';
+  const spec = (obj.spec ?? {}) as {
+    resourceAttributes?: Record<string, string>; nonResourceAttributes?: Record<string, string>;
+    user?: string; groups?: string[]; extra?: Record<string, string[]>; uid?: string;
+  };
+  const meta = (obj.metadata ?? {}) as Record<string, unknown>;
+  if (local) {
+    const given = meta.namespace;
+    if (given !== undefined && given !== '' && given !== namespace) {
+      throw new StatusError(badRequest('the namespace of the provided object does not match the namespace sent on the request'));
+    }
+  }
+  const causes: { reason: string; message: string; field: string }[] = [];
+  const bad = (field: string, value: string, detail: string) => causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${value}: ${detail}`, field });
+  if (spec.resourceAttributes && spec.nonResourceAttributes) {
+    bad('spec.nonResourceAttributes', nullOr(spec.nonResourceAttributes), 'cannot be specified in combination with resourceAttributes');
+  }
+  if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
+    bad('spec.resourceAttributes', nullOr(spec.nonResourceAttributes), 'exactly one of nonResourceAttributes or resourceAttributes must be specified');
+  }
+  if (!spec.user && !(spec.groups ?? []).length) bad('spec.user', JSON.stringify(spec.user ?? ''), 'at least one of user or group must be specified');
+  const extraMeta = Object.keys(meta).filter((k) => k !== 'managedFields' && k !== 'creationTimestamp' && (!local || k !== 'namespace') && meta[k] !== undefined && meta[k] !== null && meta[k] !== '');
+  if (extraMeta.length) bad('metadata', JSON.stringify(meta), local ? 'must be empty except for namespace' : 'must be empty');
+  if (local) {
+    if (spec.resourceAttributes && (spec.resourceAttributes.namespace ?? '') !== namespace) {
+      bad('spec.resourceAttributes.namespace', JSON.stringify(spec.resourceAttributes.namespace ?? ''), 'must match metadata.namespace');
+    }
+    if (spec.nonResourceAttributes) bad('spec.nonResourceAttributes', nullOr(spec.nonResourceAttributes), 'disallowed on this kind of request');
+  }
+  if (causes.length) throw new StatusError(invalid('authorization.k8s.io', type.kind, '', causes));
+  const subject: UserInfo = { username: spec.user ?? '', uid: spec.uid ?? '', groups: spec.groups ?? [] };
+  if (spec.extra && Object.keys(spec.extra).length) subject.extra = spec.extra;
+  const shard = authorizerFor(c.env, c.get('settings'), subject);
+  const decision = await shard.stub.review(shard.name, subject, accessAttributes(spec));
+  const status: Record<string, unknown> = { allowed: decision.allowed };
+  if (decision.reason) status.reason = decision.reason;
+  return { kind: type.kind, apiVersion: 'authorization.k8s.io/v1', metadata: reviewMetadata(obj, local ? namespace : ''), spec, status };
 }
 
 function accessAttributes(spec: { resourceAttributes?: Record<string, string>; nonResourceAttributes?: Record<string, string> }): RequestAttributes {

@@ -15,6 +15,9 @@ import { readBodyBytes } from '../body';
 import { decodeBody } from '../request-body';
 import { storeFor } from '../stores';
 import { escalationGrant, RBAC_GROUP } from './escalation';
+import { admissionInputs } from '../admission-inputs';
+import { writeCharged } from '../quota-charge';
+import { isApplyPatch } from '../../core/apply/apply-body';
 import { settle } from './after-write';
 import type { Ctx, ResourceCall } from './call';
 
@@ -70,6 +73,17 @@ export async function send(c: Ctx, call: ResourceCall, req: WriteRequest, query:
   const { type, info } = call;
   if (call.view) req.view = call.view.apiVersion;
   const escalation = type.group === RBAC_GROUP ? await escalationGrant(c, type, info, req) : undefined;
+  // The admission chain runs in the store on the object it writes; what its plugins consult is read here
+  // (worker/admission-inputs.ts), and the namespace's quotas are charged before a create they limit (worker/quota-charge.ts).
+  if (req.verb === 'create' || req.verb === 'update' || req.verb === 'patch') {
+    const subresource = req.verb === 'create' ? undefined : req.subresource;
+    const admission = await admissionInputs(c.env, c.get('settings'), {
+      type, namespace: req.namespace, body: req.body, user: c.get('user'), subresource,
+      operation: req.verb === 'create' || (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) ? 'create' : 'update',
+    });
+    const result = await writeCharged(c.env, type, req, { ...query, ...options, escalation, admission, crdRevision: crdRevision(type) });
+    return settle(c, type, info.verb, query.dryRun, result);
+  }
   const result = await storeFor(c.env, type).write(groupResource(type), req, { ...query, ...options, escalation, crdRevision: crdRevision(type) });
   return settle(c, type, info.verb, query.dryRun, result);
 }

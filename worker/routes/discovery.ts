@@ -12,7 +12,8 @@ import { unknownResource, statusResponse } from '../../core/status';
 
 export const discovery = new Hono<AppEnv>();
 
-discovery.get('/version', (c) => c.json(versionInfo()));
+// apiserver's version handler writes it with responsewriters.WriteRawJSON: indented, no newline after it.
+discovery.get('/version', () => new Response(JSON.stringify(versionInfo(), null, 2), { headers: { 'content-type': 'application/json' } }));
 // Aggregated discovery for clients that ask for it (kubectl, client-go); the legacy documents otherwise.
 discovery.get('/api', (c) => {
   const v = negotiateAggregated(c.req.header('accept'));

@@ -73,3 +73,43 @@ export function event(obj: Obj): void {
 export function lease(obj: Obj): void {
   fill(obj, { spec: {} });
 }
+
+/**
+ * SetDefaults_LimitRangeItem: a Container limit's default is its max, its defaultRequest the default (else the
+ * min), each resource only where unset. Empty maps are left out, as omitempty would.
+ */
+export function limitRange(obj: Obj): void {
+  if (!isObject(obj.spec)) obj.spec = {};
+  for (const item of objects(obj.spec.limits)) {
+    if (item.type !== 'Container') continue;
+    const def: Obj = isObject(item.default) ? { ...item.default } : {};
+    const req: Obj = isObject(item.defaultRequest) ? { ...item.defaultRequest } : {};
+    if (isObject(item.max)) for (const [k, v] of Object.entries(item.max)) if (!(k in def)) def[k] = v;
+    for (const [k, v] of Object.entries(def)) if (!(k in req)) req[k] = v;
+    if (isObject(item.min)) for (const [k, v] of Object.entries(item.min)) if (!(k in req)) req[k] = v;
+    if (Object.keys(def).length) item.default = def;
+    if (Object.keys(req).length) item.defaultRequest = req;
+  }
+}
+
+/**
+ * SetDefaults_PersistentVolume: Retain, a filesystem, and the volume source defaults the pod volumes share
+ * (hostPath type ""; iSCSI interface "default"); the phase is the store's initial status (Pending).
+ */
+export function persistentVolume(obj: Obj): void {
+  if (!isObject(obj.spec)) obj.spec = {};
+  const spec = obj.spec;
+  fillString(spec, { persistentVolumeReclaimPolicy: 'Retain' });
+  fill(spec, { volumeMode: 'Filesystem' });
+  if (isObject(spec.hostPath)) fill(spec.hostPath, { type: '' });
+  if (isObject(spec.iscsi)) fillString(spec.iscsi, { iscsiInterface: 'default' });
+  if (isObject(spec.rbd)) fillString(spec.rbd, { pool: 'rbd', user: 'admin', keyring: '/etc/ceph/keyring' });
+}
+
+/** SetDefaults_PersistentVolumeClaimSpec: a filesystem unless a block device is asked for. */
+export function persistentVolumeClaim(obj: Obj): void {
+  if (!isObject(obj.spec)) obj.spec = {};
+  fill(obj.spec, { volumeMode: 'Filesystem' });
+  // ResourceRequirements is a struct: always written.
+  fill(obj.spec, { resources: {} });
+}

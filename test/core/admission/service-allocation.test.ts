@@ -71,6 +71,18 @@ describe('clusterIP allocation', () => {
     expect(create(store, 'g', { clusterIP: '10.111.255.254' }).spec).toMatchObject({ clusterIP: '10.111.255.254' });
   });
 
+  it('gives 10.96.0.1 to default/kubernetes alone, and its delete never frees it', () => {
+    const { store, index } = indexedStore();
+    const kubernetes = executeWrite(store, env(), {
+      verb: 'create', namespace: 'default', body: JSON.stringify({ metadata: { name: 'kubernetes' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 443 }] } }),
+    }).body as KubeObject;
+    expect(spec(kubernetes).clusterIPs).toEqual(['10.96.0.1']);
+    expect(causes(() => create(store, 'kubernetes', { clusterIP: '10.96.0.1' })).message).toContain('provided IP is already allocated');
+    executeWrite(store, env(), { verb: 'delete', namespace: 'default', name: 'kubernetes', body: '', query: {} });
+    expect(index.ips.has(0)).toBe(true);
+    expect(causes(() => create(store, 'other', { clusterIP: '10.96.0.1' })).message).toContain('provided IP is already allocated');
+  });
+
   it('checks the address fields first, as initIPFamilyFields does', () => {
     const { store } = indexedStore();
     expect(causes(() => create(store, 'a', { clusterIP: 'nope' })).message).toBe(

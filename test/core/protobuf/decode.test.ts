@@ -433,7 +433,7 @@ describe('protobufToJson errors', () => {
       error: UnsupportedProtobufKind,
       message: /Widget/,
     },
-    { name: 'known group, unknown kind', body: envelope('v1', 'Binding'), error: UnsupportedProtobufKind },
+    { name: 'known group, unknown kind', body: envelope('v1', 'Frobnicator'), error: UnsupportedProtobufKind },
     { name: 'no magic prefix', body: utf8('{"kind":"Namespace"}'), error: MalformedProtobuf },
     { name: 'truncated body', body: truncated.subarray(0, truncated.length - 3), error: MalformedProtobuf },
     { name: 'length runs past the end', body: cat(prefix, varint(0x0a), varint(50)), error: MalformedProtobuf },

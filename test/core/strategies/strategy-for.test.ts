@@ -7,6 +7,8 @@ import { SERVICE_STRATEGY } from '../../../core/strategies/service';
 import { NAMESPACE_STRATEGY } from '../../../core/strategies/namespace';
 import { EVENT_STRATEGY } from '../../../core/strategies/event';
 import { CRD_STRATEGY } from '../../../core/strategies/crd';
+import { CSR_STRATEGY } from '../../../core/strategies/subresource-updates';
+import { PRIORITY_CLASS_STRATEGY } from '../../../core/strategies/priority-class';
 import { lookupGroupResource, lookupType, setCustomTypes } from '../../../core/registry';
 import { typesFromCrd } from '../../../core/crd/crd-types';
 import type { Crd } from '../../../core/crd/crd-object';
@@ -31,6 +33,7 @@ describe('strategyFor', () => {
   it.each([
     ['core/pods', POD_STRATEGY], ['core/services', SERVICE_STRATEGY], ['core/namespaces', NAMESPACE_STRATEGY],
     ['core/events', EVENT_STRATEGY], ['apiextensions.k8s.io/customresourcedefinitions', CRD_STRATEGY], ['apps/deployments', DEFAULT_STRATEGY],
+    ['certificates.k8s.io/certificatesigningrequests', CSR_STRATEGY], ['scheduling.k8s.io/priorityclasses', PRIORITY_CLASS_STRATEGY],
   ])('gives %s its strategy', (gr, strategy) => {
     expect(strategyFor(lookupGroupResource(gr)!)).toBe(strategy);
   });

@@ -89,3 +89,19 @@ describe('rewriteMembers', () => {
     expect(opGrowth(deep, 2000)).toBeLessThan(5);
   });
 });
+
+describe('autoscaling/v1 HorizontalPodAutoscaler view', () => {
+  it('serves autoscaling/v1 from the autoscaling/v2 store, and patches it in its v1 form', async () => {
+    const { HPA_V1_VIEW } = await import('../../../core/views/hpa-v1');
+    const served = servedBy(lookupType('autoscaling', 'v1', 'horizontalpodautoscalers')!);
+    expect(served.type).toBe(lookupGroupResource('autoscaling/horizontalpodautoscalers'));
+    expect(served.view).toBe(HPA_V1_VIEW);
+    expect(viewBetween('autoscaling/v2', 'autoscaling/v1')?.patchInView).toBe(true);
+    const v1 = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { maxReplicas: 3, targetCPUUtilizationPercentage: 50 } };
+    const stored = HPA_V1_VIEW.toStorage(v1) as { apiVersion: string; spec: { metrics: unknown[] } };
+    expect(stored.apiVersion).toBe('autoscaling/v2');
+    expect(stored.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+    expect((HPA_V1_VIEW.fromStorage(stored) as typeof v1).spec.targetCPUUtilizationPercentage).toBe(50);
+    expect(JSON.parse(HPA_V1_VIEW.json(JSON.stringify(stored))).spec.targetCPUUtilizationPercentage).toBe(50);
+  });
+});

@@ -1,0 +1,40 @@
+// The front door's admission cache (worker/admission-cache.ts): entries expire after their TTL, the cache holds at
+// most its byte budget (oldest out first), hands out copies, and a write to a type admission reads empties it.
+import { describe, expect, it } from 'vitest';
+import { AdmissionCache, admissionCache, afterWrite } from '../../worker/admission-cache';
+
+const obj = (name: string) => ({ metadata: { name } });
+
+describe('AdmissionCache', () => {
+  it('expires entries after the TTL and hands out copies', () => {
+    let now = 0;
+    const cache = new AdmissionCache(1000, 1000, () => now);
+    cache.set('a', [obj('x')], 10);
+    const got = cache.get<any[]>('a')!;
+    got[0].metadata.name = 'changed';
+    expect(cache.get<any[]>('a')![0].metadata.name).toBe('x');
+    now = 999;
+    expect(cache.get('a')).toBeDefined();
+    now = 1000;
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.size).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it('stays within its byte budget, dropping the oldest entries, and keeps no entry over a quarter of it', () => {
+    const cache = new AdmissionCache(1000, 100, () => 0);
+    for (let i = 0; i < 10; i++) cache.set(`k${i}`, obj(`o${i}`), 20);
+    expect(cache.size.bytes).toBeLessThanOrEqual(100);
+    expect(cache.get('k0')).toBeUndefined();
+    expect(cache.get('k9')).toBeDefined();
+    cache.set('big', obj('big'), 26);
+    expect(cache.get('big')).toBeUndefined();
+  });
+
+  it('is emptied by a write to a type admission reads, not by others', () => {
+    admissionCache.set('list|core/limitranges|ns', [], 2);
+    afterWrite('core/configmaps');
+    expect(admissionCache.get('list|core/limitranges|ns')).toBeDefined();
+    afterWrite('scheduling.k8s.io/priorityclasses');
+    expect(admissionCache.get('list|core/limitranges|ns')).toBeUndefined();
+  });
+});

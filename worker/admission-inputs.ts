@@ -1,0 +1,160 @@
+// Front door: reads what the admission chain (core/admission/chain.ts) consults for one write — the pod's
+// ServiceAccount, the PriorityClasses — from the canonical stores, as kube's plugins read their informers'
+// listers; the store then runs the chain on the object it is about to write. Reads are bounded: one get per
+// account, one list page per type (a larger list refuses the write: admission fails closed).
+
+import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
+import type { KubeObject } from '../core/object-meta';
+import type { AdmissionInputs } from '../core/admission/chain';
+import { DEFAULT_SERVICE_ACCOUNT } from '../core/admission/plugins/service-account';
+import { internalError, StatusError } from '../core/status';
+import type { Settings } from '../core/settings';
+import type { UserInfo } from '../core/rbac/authorize';
+import { parseApplyBody } from '../core/apply/apply-body';
+import type { Bindings } from './env';
+import { storeFor } from './stores';
+import { admissionCache } from './admission-cache';
+
+const SERVICE_ACCOUNTS = lookupGroupResource('core/serviceaccounts')!;
+const PRIORITY_CLASSES = lookupGroupResource('scheduling.k8s.io/priorityclasses')!;
+const LIMIT_RANGES = lookupGroupResource('core/limitranges')!;
+const RESOURCE_QUOTAS = lookupGroupResource('core/resourcequotas')!;
+const NAMESPACES = lookupGroupResource('core/namespaces')!;
+// The most objects, and bytes, of one type admission reads per request: every pod create reads the namespace's
+// LimitRanges and ResourceQuotas, so a tenant's many or huge objects must not multiply into every create's cost.
+// A namespace over either bound has its creates refused (fail closed) rather than admitted unchecked.
+export const ADMISSION_LIST_LIMIT = 100;
+export const ADMISSION_LIST_BYTES = 4 * 1024 * 1024;
+// ServiceAccount admission's getServiceAccount: `default` is looked up ten times, 100–200 ms apart, since the
+// ServiceAccount controller creates it just after the namespace.
+const DEFAULT_ACCOUNT_ATTEMPTS = 10;
+
+export interface InputRequest {
+  type: ResourceType;
+  /** create, or an apply that may create; update covers PUT and the other patches. */
+  operation: 'create' | 'update';
+  namespace: string;
+  /** The request body as sent (JSON or, for apply, YAML); read for the names a plugin will look up. */
+  body: string;
+  user: UserInfo;
+  subresource?: string;
+}
+
+export async function admissionInputs(env: Bindings, settings: Settings, req: InputRequest): Promise<AdmissionInputs> {
+  const inputs: AdmissionInputs = { user: req.user };
+  const { type } = req;
+  const reads: Promise<void>[] = [];
+  if (type.group === '' && type.kind === 'Pod' && req.operation === 'create') {
+    const name = serviceAccountNameIn(req.body) || DEFAULT_SERVICE_ACCOUNT;
+    reads.push(serviceAccount(env, settings, req.namespace, name).then((a) => void (inputs.serviceAccounts = { [name]: a })));
+    reads.push(listAll(env, PRIORITY_CLASSES, '', true).then((l) => void (inputs.priorityClasses = l)));
+    reads.push(listAll(env, LIMIT_RANGES, req.namespace, true).then((l) => void (inputs.limitRanges = l)));
+  }
+  if (type.namespaced && req.namespace && !type.custom && podSecurityApplies(type) && (!req.subresource || req.subresource === 'ephemeralcontainers')) {
+    reads.push(namespaceObject(env, req.namespace).then((n) => void (inputs.namespace = n)));
+  }
+  if (type.namespaced && req.operation === 'create' && type.stored) {
+    reads.push(listAll(env, RESOURCE_QUOTAS, req.namespace, 'when empty').then((l) => void (inputs.resourceQuotas = l)));
+  }
+  if (type.group === 'scheduling.k8s.io' && type.kind === 'PriorityClass') {
+    reads.push(listAll(env, PRIORITY_CLASSES, '').then((l) => void (inputs.priorityClasses = l)));
+  }
+  await Promise.all(reads);
+  return inputs;
+}
+
+// PodSecurity's kinds: pods and the workloads whose template it warns about (core/admission/plugins/pod-security.ts).
+const POD_SECURITY_KINDS = new Set(['/Pod', 'apps/Deployment', 'apps/ReplicaSet', 'apps/StatefulSet', 'apps/DaemonSet', 'batch/Job', 'batch/CronJob', '/ReplicationController', '/PodTemplate']);
+const podSecurityApplies = (type: ResourceType) => POD_SECURITY_KINDS.has(`${type.group}/${type.kind}`);
+
+async function namespaceObject(env: Bindings, name: string): Promise<KubeObject | undefined> {
+  const key = `ns|${name}`;
+  const cached = admissionCache.get<KubeObject>(key);
+  if (cached) return cached;
+  const got = await storeFor(env, NAMESPACES).get(groupResource(NAMESPACES), { namespace: '', name, subresource: '' });
+  if (got.ok) {
+    const ns = JSON.parse(got.value.body) as KubeObject;
+    admissionCache.set(key, ns, got.value.body.length);
+    return ns;
+  }
+  if (got.status.code === 404) return undefined; // NamespaceLifecycle words the refusal; PodSecurity fails closed without it
+  throw new StatusError(got.status);
+}
+
+async function serviceAccount(env: Bindings, settings: Settings, namespace: string, name: string): Promise<KubeObject | null> {
+  const attempts = name === DEFAULT_SERVICE_ACCOUNT && settings.controllers ? DEFAULT_ACCOUNT_ATTEMPTS : 1;
+  for (let i = 0; i < attempts; i++) {
+    if (i) await new Promise((r) => setTimeout(r, 100 + Math.floor(Math.random() * 100)));
+    const cached = admissionCache.get<KubeObject>(`sa|${namespace}|${name}`);
+    if (cached) return cached;
+    const got = await storeFor(env, SERVICE_ACCOUNTS).get(groupResource(SERVICE_ACCOUNTS), { namespace, name, subresource: '' });
+    if (got.ok) {
+      // Only an account that exists is kept: one created a moment ago is found at once, as kube's live GET finds it.
+      const account = JSON.parse(got.value.body) as KubeObject;
+      admissionCache.set(`sa|${namespace}|${name}`, account, got.value.body.length);
+      return account;
+    }
+    if (got.status.code !== 404) throw new StatusError(got.status);
+  }
+  // Without the control loops nothing creates `default` (controllers/serviceaccount.ts does): the plugin then
+  // sees an account with no settings of its own, so pods are admitted as in a cluster whose controller made it.
+  if (name === DEFAULT_SERVICE_ACCOUNT && !settings.controllers) return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } };
+  return null;
+}
+
+/**
+ * Every object of a type (in a namespace), one page; more than ADMISSION_LIST_LIMIT refuses. `cache`: the list may
+ * come from (and goes to) the isolate's admission cache — always, or only when it is empty.
+ */
+export async function listAll(env: Bindings, type: ResourceType, namespace: string, cache: boolean | 'when empty' = false): Promise<KubeObject[]> {
+  const key = `list|${groupResource(type)}|${namespace}`;
+  if (cache) {
+    const hit = admissionCache.get<KubeObject[]>(key);
+    if (hit) return hit;
+  }
+  const res = await storeFor(env, type).list(groupResource(type), { namespace, query: `?limit=${ADMISSION_LIST_LIMIT}`, format: { as: 'List' } });
+  const text = await readCapped(res, ADMISSION_LIST_BYTES);
+  if (text === undefined) throw new StatusError(internalError(`admission: ${type.resource} over ${ADMISSION_LIST_BYTES} bytes`));
+  if (res.status !== 200) throw new StatusError(internalError(`admission could not list ${type.resource}: ${res.status}`));
+  const list = JSON.parse(text) as { items?: KubeObject[]; metadata?: { continue?: string } };
+  if (list.metadata?.continue) throw new StatusError(internalError(`admission: more than ${ADMISSION_LIST_LIMIT} ${type.resource}`));
+  const items = list.items ?? [];
+  if (cache === true || (cache === 'when empty' && items.length === 0)) admissionCache.set(key, items, text.length);
+  return items;
+}
+
+/** The body as text, or undefined once it passes `max` bytes (the rest is not read). */
+async function readCapped(res: Response, max: number): Promise<string | undefined> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** spec.serviceAccountName of a JSON or YAML (apply) pod body; '' when it names none or cannot be read (then `default`). */
+export function serviceAccountNameIn(body: string): string {
+  try {
+    const obj = parseApplyBody(body, 'Ignore', undefined) as { spec?: { serviceAccountName?: unknown; serviceAccount?: unknown } };
+    const v = obj?.spec?.serviceAccountName || obj?.spec?.serviceAccount;
+    return typeof v === 'string' ? v : '';
+  } catch {
+    return ''; // the store words the decoding error
+  }
+}

@@ -1,0 +1,65 @@
+// Front door: ResourceQuota's charge (kube's quota admission controller, plugin/pkg/admission/resourcequota/
+// controller.go): a create the namespace's quotas may limit is first admitted as a dry run (the whole chain, so
+// the object is final — defaulted, LimitRanger's requests set), its usage is then added to each quota's
+// status.used with the quota's resourceVersion as precondition (a concurrent charge makes it re-read and
+// re-check, so two creates never both take the last unit), and only then written. As in kube, a write that fails
+// after its charge leaves the charge until the quota controller recounts (controllers/resourcequota.ts).
+
+import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
+import type { KubeObject } from '../core/object-meta';
+import type { AdmissionInputs } from '../core/admission/attributes';
+import { quotaCharges, type QuotaCharge } from '../core/admission/plugins/resource-quota';
+import { matchingResources } from '../core/quota/usage';
+import { resourceMap } from '../core/admission/resource-lists';
+import { StatusError, type Result } from '../core/status';
+import type { WriteRequest } from '../core/writes';
+import type { StoreReply, WriteOptions } from '../contract/rpc';
+import type { Bindings } from './env';
+import { storeFor } from './stores';
+
+const QUOTAS = lookupGroupResource('core/resourcequotas')!;
+// kube's quota evaluator retries a conflicting status update a few times before giving up.
+const CHARGE_ATTEMPTS = 5;
+
+/** Whether any of the quotas limits a resource objects of `type` use. */
+export function quotasApply(type: ResourceType, quotas: readonly KubeObject[] | undefined): boolean {
+  return !!quotas?.some((q) => matchingResources(type, Object.keys(resourceMap((q as { status?: { hard?: unknown } }).status?.hard))).length > 0);
+}
+
+/** The write, with the namespace's quotas charged first when they limit it (not for dry runs, as kube). */
+export async function writeCharged(env: Bindings, type: ResourceType, req: WriteRequest, options: WriteOptions & { admission?: AdmissionInputs }): Promise<Result<StoreReply>> {
+  const store = storeFor(env, type);
+  const gr = groupResource(type);
+  const inputs = options.admission;
+  if (options.dryRun || !inputs || !quotasApply(type, inputs.resourceQuotas) || !(req.verb === 'create' || req.verb === 'patch')) {
+    return store.write(gr, req, options);
+  }
+  const trial = await store.write(gr, req, { ...options, dryRun: true });
+  if (!trial.ok) return trial;
+  // An apply that updated an existing object: no create to charge.
+  if (trial.value.code !== 201) return store.write(gr, req, options);
+  const object = JSON.parse(trial.value.body) as KubeObject;
+  const attrs = { operation: 'CREATE' as const, type, namespace: object.metadata.namespace ?? '', subresource: '', object, dryRun: false };
+  for (const first of quotaCharges(attrs, inputs.resourceQuotas!)) {
+    let next: QuotaCharge | undefined = first;
+    for (let attempt = 1; next; attempt++) {
+      const res = await chargeOne(env, next);
+      if (res.ok) break;
+      if (res.status.code !== 409 || attempt >= CHARGE_ATTEMPTS) throw new StatusError(res.status);
+      // Another write changed the quota: re-read it and check again (this may now refuse).
+      const fresh = await storeFor(env, QUOTAS).get(groupResource(QUOTAS), { namespace: attrs.namespace, name: first.quota.metadata.name!, subresource: '' });
+      if (!fresh.ok) throw new StatusError(fresh.status);
+      next = quotaCharges(attrs, [JSON.parse(fresh.value.body) as KubeObject])[0];
+    }
+  }
+  return store.write(gr, req, { ...options, admission: { ...inputs, quotaCharged: true } });
+}
+
+/** Raises one quota's status.used, guarded by the resourceVersion it was read at. */
+function chargeOne(env: Bindings, { quota, used }: QuotaCharge): Promise<Result<StoreReply>> {
+  const next = { ...quota, status: { ...(quota as { status?: object }).status, used } };
+  return storeFor(env, QUOTAS).write(groupResource(QUOTAS), {
+    verb: 'update', namespace: quota.metadata.namespace ?? '', name: quota.metadata.name!, subresource: 'status', body: JSON.stringify(next),
+    fieldManager: 'kube-apiserver',
+  });
+}
