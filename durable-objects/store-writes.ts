@@ -58,7 +58,10 @@ export class StoreWrites {
         serviceAllocations: this.o.serviceAllocations,
       }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: this.o.settings.controllers,
         defaultTolerationSeconds: this.o.settings.defaultTolerationSeconds, admission: admission && { inputs: admission, dryRun } }, req);
-      const reply: StoreReply = { code: result.code, body: tx.served(result.body) ?? JSON.stringify(result.body), revision: tx.revision };
+      // The answer reuses the JSON the commit stored, unless a view converted it (possibly in place: a CRD
+      // version's view rewrites apiVersion on the same object).
+      const stored = req.view ? undefined : tx.served(result.body);
+      const reply: StoreReply = { code: result.code, body: stored ?? JSON.stringify(result.body), revision: tx.revision };
       if (warnings.length) reply.warnings = warnings;
       if (result.held !== undefined) reply.held = result.held;
       if (req.verb === 'deletecollection' && req.page?.continue) reply.continue = req.page.continue;
