@@ -22,7 +22,8 @@ import { macrotask } from '../workqueue';
 import { filterNode, fitErrorHead, fitErrorMessage, scoreNodes, selectHost, type Candidate, type FilterResult } from './algorithm';
 import { pickPreemption, type PreemptionCandidate } from './preemption';
 import { podPriority } from './node-info';
-import { NodeUsageCache } from './node-info';
+import { NodeUsageCache, type NodeUsage } from './node-info';
+import { podRequests, type Resources } from './resources';
 import { NO_NODES, nodeUpdateMatters, VOLUME_BINDING, type RejectorPlugin } from './queueing-hints';
 import { unboundClaims, volumeFilter, volumePreFilter, type VolumeLookup } from './volume-binding';
 import { ANN_SELECTED_NODE } from '../volume-plan';
@@ -70,6 +71,9 @@ export class Scheduler {
   readonly queue: SchedulingQueue;
   readonly cache = new NodeUsageCache();
   private inFlight = 0;
+  // Preemptors this scheduler nominated, until bound or gone: their node's room is held for them against pods of
+  // no higher priority (kube's RunFilterPluginsWithNominatedPods), so a victim's replacement cannot take it.
+  private readonly nominated = new Map<string, { node: string; priority: number; requested: Resources }>();
   private readonly slotWaiters: (() => void)[] = [];
   private spent = 0; // work since the last yield, shared by the loops
   private volumes: VolumeLookup | undefined;
@@ -155,7 +159,10 @@ export class Scheduler {
     const { key } = info;
     try {
       const pod = this.d.pods.get(key);
-      if (!pod || !responsibleFor(pod) || this.cache.nodeOf(key)) return void this.queue.done(key);
+      if (!pod || !responsibleFor(pod) || this.cache.nodeOf(key)) {
+        this.nominated.delete(key);
+        return void this.queue.done(key);
+      }
       const nodes = this.d.nodes.list();
       this.spent += nodes.length;
       if (!nodes.length) return this.unschedulable(key, pod, new Set([NO_NODES]), fitErrorMessage(pod, []));
@@ -169,7 +176,7 @@ export class Scheduler {
       const candidates: Candidate[] = [];
       const results: FilterResult[] = [];
       for (const node of nodes) {
-        const usage = this.cache.get(node.metadata.name!);
+        const usage = this.withNominated(key, pod, node.metadata.name!, this.cache.get(node.metadata.name!));
         let r = filterNode(pod, node, usage);
         const volumeReason = r.reasons.length ? undefined : volumeFilter(vol.claims, node);
         if (volumeReason) r = { reasons: [volumeReason], unresolvable: true, plugin: VOLUME_BINDING };
@@ -231,7 +238,28 @@ export class Scheduler {
       return this.queue.addUnschedulable(key, new Set()); // an API error: back off
     }
     this.queue.done(key);
+    this.nominated.delete(key);
     this.d.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${node}`);
+  }
+
+  /** `usage` of `node` with the requests of the pods nominated to it that `pod` must not take the room of. */
+  private withNominated(key: string, pod: KubeObject, node: string, usage: NodeUsage): NodeUsage {
+    if (!this.nominated.size) return usage;
+    const prio = podPriority(pod);
+    let out = usage;
+    for (const [k, n] of this.nominated) {
+      if (k === key || n.node !== node || n.priority < prio) continue;
+      if (!this.d.pods.get(k)) {
+        this.nominated.delete(k); // gone
+        continue;
+      }
+      if (out === usage) out = { ...usage, requested: { ...usage.requested }, pods: usage.pods };
+      out.requested.cpu += n.requested.cpu;
+      out.requested.memory += n.requested.memory;
+      out.requested.ephemeral += n.requested.ephemeral;
+      out.pods += 1;
+    }
+    return out;
   }
 
   /**
@@ -271,6 +299,7 @@ export class Scheduler {
       }
       try {
         await this.d.api.patch(PODS, pod.metadata.namespace!, pod.metadata.name!, 'strategic', { metadata: { uid: pod.metadata.uid }, status: { nominatedNodeName: c.node } }, 'status');
+        this.nominated.set(key, { node: c.node, priority: podPriority(pod), requested: podRequests(pod) });
       } catch (e) {
         if (!isNotFound(e) && !isConflict(e)) console.error(`${COMPONENT}: nominating ${key}: ${(e as Error).message}`);
       }

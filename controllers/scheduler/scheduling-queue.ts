@@ -41,7 +41,13 @@ interface Entry {
   seq: number; // which activeQ insertion is current (older ones are skipped when popped)
   timer?: unknown; // the backoff timer
   updatedInFlight?: boolean;
+  // Cluster events seen while the pod was in flight (kube's inFlightEvents): a pod that comes back unschedulable
+  // is parked only if none of them may help it. Bounded: past MAX_IN_FLIGHT_EVENTS it is simply retried.
+  eventsInFlight?: ClusterEvent[];
+  eventsInFlightOverflow?: boolean;
 }
+
+const MAX_IN_FLIGHT_EVENTS = 64;
 
 /** calculateBackoffDuration: 1 s · 2^(attempts − 1), at most 10 s. */
 export function backoffDuration(attempts: number): number {
@@ -55,6 +61,7 @@ export class SchedulingQueue {
   private readonly active = new FairFifo<[string, number]>();
   // Insertion order is the order pods were parked in, so the 5-minute flush stops at the first young one.
   private readonly unschedulable = new Map<string, Entry>();
+  private readonly inFlight = new Set<Entry>();
   private readonly waiters: ((info: QueuedPodInfo | undefined) => void)[] = [];
   private leftoverTimer: unknown;
   private closed = false;
@@ -93,6 +100,7 @@ export class SchedulingQueue {
     if (!e) return;
     this.entries.delete(key);
     this.unschedulable.delete(key);
+    this.inFlight.delete(e);
     if (e.timer !== undefined) this.clock.clearTimeout(e.timer);
     this.counts[e.where]--; // an activeQ slot it held is skipped when reached
   }
@@ -121,6 +129,7 @@ export class SchedulingQueue {
     const e = this.entries.get(key);
     if (e?.where === 'inflight') {
       this.entries.delete(key);
+      this.inFlight.delete(e);
       this.counts.inflight--;
     }
   }
@@ -136,7 +145,11 @@ export class SchedulingQueue {
     e.info.timestamp = this.clock.now();
     e.info.unschedulablePlugins = plugins;
     this.failures++;
-    if (plugins.size === 0 || e.updatedInFlight) return this.toBackoff(e);
+    const missed = e.eventsInFlightOverflow || (e.eventsInFlight ?? []).some((ev) => worthRequeuing(plugins, e.info.pod, ev));
+    e.eventsInFlight = undefined;
+    e.eventsInFlightOverflow = false;
+    // An event that may help it came while it was being tried: it would never be moved again, so back off.
+    if (plugins.size === 0 || e.updatedInFlight || missed) return this.toBackoff(e);
     this.place(e, 'unschedulable');
     this.unschedulable.set(key, e);
     this.scheduleLeftoverFlush();
@@ -144,6 +157,13 @@ export class SchedulingQueue {
 
   /** MoveAllToActiveOrBackoffQueue: the parked pods whose rejecting plugins say `event` may help go back. */
   moveAll(event: ClusterEvent): number {
+    for (const e of this.inFlight) {
+      if (e.eventsInFlightOverflow) continue;
+      if ((e.eventsInFlight ??= []).length >= MAX_IN_FLIGHT_EVENTS) {
+        e.eventsInFlight = undefined;
+        e.eventsInFlightOverflow = true;
+      } else e.eventsInFlight.push(event);
+    }
     let moved = 0;
     for (const e of this.unschedulable.values()) { // requeue() deletes the current entry only: safe while iterating
       if (worthRequeuing(e.info.unschedulablePlugins, e.info.pod, event)) {
@@ -209,6 +229,8 @@ export class SchedulingQueue {
   }
 
   private place(e: Entry, where: Where): void {
+    if (where === 'inflight') this.inFlight.add(e);
+    else this.inFlight.delete(e);
     this.counts[e.where]--;
     this.counts[where]++;
     e.where = where;
@@ -219,6 +241,8 @@ export class SchedulingQueue {
     this.place(e, 'inflight');
     this.pops++;
     e.updatedInFlight = false;
+    e.eventsInFlight = undefined;
+    e.eventsInFlightOverflow = false;
     e.info.attempts++;
     return e.info;
   }

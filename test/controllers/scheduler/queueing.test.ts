@@ -96,6 +96,26 @@ describe('scheduling queue', () => {
     expect(q.tryPop()).toBeUndefined();
   });
 
+  it('does not park a pod when an event that may help it came while it was being tried (kube inFlightEvents)', () => {
+    const clock = new FakeClock();
+    const q = new SchedulingQueue(clock);
+    q.add('ns/a', cpu('6'));
+    q.add('ns/b', pod('b', { nodeSelector: { pool: 'gpu' } }));
+    q.tryPop();
+    q.tryPop();
+    // While both are in flight, a bound pod goes (room for a): a's cycle will not see it.
+    expect(q.moveAll({ type: 'AssignedPodDelete', pod: pod('gone') })).toBe(0);
+    q.addUnschedulable('ns/a', plugins('NodeResourcesFit'));
+    q.addUnschedulable('ns/b', plugins('NodeAffinity'));
+    // a backs off and is tried again; b, whom the event cannot help, is parked.
+    expect(q.sizes()).toMatchObject({ backoff: 1, unschedulable: 1, inFlight: 0 });
+    clock.advance(10_000);
+    expect(q.tryPop()!.key).toBe('ns/a');
+    // The events are per flight: tried again and rejected with nothing new, a is parked.
+    q.addUnschedulable('ns/a', plugins('NodeResourcesFit'));
+    expect(q.sizes()).toMatchObject({ backoff: 0, unschedulable: 2 });
+  });
+
   it('resolves a waiting pop when a pod arrives, and undefined once shut down', async () => {
     const q = new SchedulingQueue(new FakeClock());
     const waiting = q.pop();
