@@ -11,6 +11,7 @@ import { internalError, StatusError } from '../core/status';
 import type { Settings } from '../core/settings';
 import type { UserInfo } from '../core/rbac/authorize';
 import { parseApplyBody } from '../core/apply/apply-body';
+import { readCapped } from './body';
 import type { Bindings } from './env';
 import { storeFor } from './stores';
 import { admissionCache } from './admission-cache';
@@ -123,30 +124,6 @@ export async function listAll(env: Bindings, type: ResourceType, namespace: stri
   return items;
 }
 
-/** The body as text, or undefined once it passes `max` bytes (the rest is not read). */
-async function readCapped(res: Response, max: number): Promise<string | undefined> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
-}
 
 /** spec.serviceAccountName of a JSON or YAML (apply) pod body; '' when it names none or cannot be read (then `default`). */
 export function serviceAccountNameIn(body: string): string {

@@ -20,7 +20,7 @@ import type { UserInfo } from '../core/rbac/authorize';
 import { resourceAttributes } from '../core/rbac/request-attributes';
 import { auditConfig, emitAuditEvent, type AuditConfig } from './audit-sink';
 import { decodeBody } from './request-body';
-import { bodyRead } from './body';
+import { bodyRead, readCapped } from './body';
 import { requestUrl } from './request-url';
 import { yamlToJson } from '../core/encoding/yaml-decode';
 
@@ -218,15 +218,6 @@ export const audit: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res = new Response(pipe.readable, res);
 };
 
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const ch of chunks) {
-    all.set(ch, at);
-    at += ch.byteLength;
-  }
-  return all;
-}
 
 /** The request object as JSON, decoded as the handler decodes it: JSON, YAML or protobuf; a patch as sent. */
 function requestObject(c: Context<AppEnv>, bytes: Uint8Array): unknown {
@@ -260,21 +251,3 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The body's text when it is at most `cap` bytes; undefined (and the read abandoned) beyond. */
-async function readCapped(res: Response, cap: number): Promise<string | undefined> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(concat(chunks, total));
-}

@@ -91,3 +91,28 @@ export async function drainUnread(req: Request): Promise<void> {
     // the client went away: nothing left to protect
   }
 }
+
+/** A response body's text when it is at most `cap` bytes; undefined (and the rest not read) beyond. */
+export async function readCapped(res: Response, cap: number): Promise<string | undefined> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > cap) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
