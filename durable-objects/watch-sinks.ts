@@ -169,65 +169,90 @@ export const plainJoin: FrameJoin = (frames) => {
 /**
  * A hibernatable WebSocket within its send budget: one event per message (kube clients), or with `multi` the
  * frames of one turn as one message of newline-ended lines, sent when the hub flushes. workerd's cost is per
- * message (the profile's native `send`, ~3 µs a message here): a burst of events then costs one per watcher.
+ * message (the profile's native `send`): a burst of events then costs one message per watcher. Classes, not
+ * closures: an idle watcher holds one small object, its methods shared.
  */
 export function socketSink(ws: WebSocket, budget: SocketBudget, multi = false): Sink {
-  let unacked = 0;
-  let since = Date.now();
-  let pending: Frame[] = [];
-  let pendingBytes = 0;
-  const sendPending = (join: FrameJoin): boolean => {
-    if (pending.length === 0) return true;
-    const frames = pending; // replaced, never mutated: `join` may keep it to compare with the next watcher's
-    pending = [];
-    pendingBytes = 0;
+  return multi ? new MultiEventSocketSink(ws, budget) : new SocketSink(ws, budget);
+}
+
+class SocketSink implements Sink {
+  private unacked = 0;
+  private since = Date.now();
+
+  constructor(protected readonly ws: WebSocket, private readonly budget: SocketBudget) {}
+
+  full(): boolean {
+    return false;
+  }
+
+  drained(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  send(frame: Frame): boolean {
+    const size = frameBytes(frame).byteLength; // encoded once per frame, shared by every watcher
+    if (this.unacked + size > this.budget.budgetBytes && this.unacked > 0) {
+      const heard = this.budget.lastHeard(this.ws);
+      if (heard < this.since) {
+        this.budget.stalled();
+        return false;
+      }
+      this.unacked = 0;
+      this.since = Date.now();
+    }
+    if (!this.write(frame, size)) return false;
+    this.unacked += size;
+    return true;
+  }
+
+  protected write(frame: Frame, _size: number): boolean {
     try {
-      ws.send(join(frames));
+      this.ws.send(frame.text);
     } catch {
       return false;
     }
     return true;
-  };
-  const sink: Sink = {
-    full: () => false,
-    drained: () => Promise.resolve(true),
-    send(frame: Frame): boolean {
-      const size = frameBytes(frame).byteLength; // encoded once per frame, shared by every watcher
-      if (unacked + size > budget.budgetBytes && unacked > 0) {
-        const heard = budget.lastHeard(ws);
-        if (heard < since) {
-          budget.stalled();
-          return false;
-        }
-        unacked = 0;
-        since = Date.now();
-      }
-      if (multi) {
-        if (pendingBytes + size > MULTI_EVENT_MESSAGE_BYTES && !sendPending(plainJoin)) return false;
-        pending.push(frame);
-        pendingBytes += size;
-      } else {
-        try {
-          ws.send(frame.text);
-        } catch {
-          return false;
-        }
-      }
-      unacked += size;
-      return true;
-    },
-    close() {
-      if (multi) sendPending(plainJoin); // what the turn held goes before the close, in order
-      budget.closed(ws);
-      try {
-        ws.close(1000, 'watch closed');
-      } catch {
-        // already closed by the client
-      }
-    },
-  };
-  if (multi) sink.flush = sendPending;
-  return sink;
+  }
+
+  close(): void {
+    this.budget.closed(this.ws);
+    try {
+      this.ws.close(1000, 'watch closed');
+    } catch {
+      // already closed by the client
+    }
+  }
+}
+
+class MultiEventSocketSink extends SocketSink {
+  private pending: Frame[] = [];
+  private pendingBytes = 0;
+
+  protected override write(frame: Frame, size: number): boolean {
+    if (this.pendingBytes + size > MULTI_EVENT_MESSAGE_BYTES && !this.flush(plainJoin)) return false;
+    this.pending.push(frame);
+    this.pendingBytes += size;
+    return true;
+  }
+
+  flush(join: FrameJoin): boolean {
+    if (this.pending.length === 0) return true;
+    const frames = this.pending; // replaced, never mutated: `join` may keep it to compare with the next watcher's
+    this.pending = [];
+    this.pendingBytes = 0;
+    try {
+      this.ws.send(join(frames));
+    } catch {
+      return false;
+    }
+    return true;
+  }
+
+  override close(): void {
+    this.flush(plainJoin); // what the turn held goes before the close, in order
+    super.close();
+  }
 }
 
 const BOOKMARK_PREFIX = '{"type":"BOOKMARK"';

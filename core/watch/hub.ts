@@ -107,6 +107,7 @@ export class WatchHub {
   private readonly index = new WatcherIndex<Watcher>();
   private readonly catchingUp = new Set<Watcher>();
   private holding: Watcher[] = []; // watchers whose sinks hold frames for this turn's flush
+  private tickBookmark: Frame | undefined; // the bookmark of the tick under way (at the head revision)
   private flushQueued = false;
   readonly stats: HubStats = { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0 };
 
@@ -179,7 +180,8 @@ export class WatchHub {
   tick(now: number): number | undefined {
     let next: number | undefined;
     const head = this.src.revision();
-    for (const w of [...this.index.watchers()]) {
+    this.tickBookmark = undefined;
+    for (const w of this.index.watchers()) {
       try {
         this.tickOne(w, now, head);
       } catch (e) {
@@ -189,6 +191,7 @@ export class WatchHub {
       const due = w.nextDue();
       next = next === undefined ? due : Math.min(next, due);
     }
+    this.tickBookmark = undefined;
     return next;
   }
 
@@ -198,7 +201,9 @@ export class WatchHub {
       if (finalDue || now >= w.nextBookmark) {
         if (finalDue) w.finalBookmarkSent = true;
         w.nextBookmark = now + this.opts.bookmarkIntervalMs;
-        this.deliver(w, bookmarkFrame(this.src.kind, this.src.apiVersion, head));
+        // One frame per tick for every watcher due, not one serialization each.
+        this.tickBookmark ??= bookmarkFrame(this.src.kind, this.src.apiVersion, head);
+        this.deliver(w, this.tickBookmark);
       }
     }
     if (now >= w.nextHeartbeat) {

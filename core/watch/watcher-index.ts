@@ -78,8 +78,9 @@ export class WatcherIndex<W> {
     return out;
   }
 
-  *watchers(): Generator<W> {
-    yield* this.placed.keys();
+  /** Every watcher, as a list the caller may change the index while walking. */
+  watchers(): W[] {
+    return Array.from(this.placed.keys());
   }
 
   private put(w: W, map: Map<string, Set<W>>, k: string): void {
