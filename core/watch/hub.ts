@@ -172,7 +172,10 @@ export class WatchHub {
         this.sinkFailed(w, e);
         continue;
       }
-      if (!ok) this.close(w);
+      if (!ok) {
+        this.stats.sinkErrors++; // the socket refused the message (closed under us)
+        this.close(w);
+      }
     }
   };
 

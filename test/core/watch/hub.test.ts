@@ -192,6 +192,7 @@ describe('WatchHub', () => {
     await Promise.resolve();
     expect(failing.closed).toBe(true);
     expect(hub.size).toBe(1);
+    expect(hub.stats.sinkErrors).toBe(1);
     apply(event(2, 'ADDED', 'ns', 'q'));
     expect(fine.types()).toEqual(['ADDED:p', 'ADDED:q']);
   });
