@@ -2,6 +2,7 @@
 // broadcast and the runtime's own floors on workerd; 25 min on a busy 2-core machine) and `npm run
 // bench:smoke` (--smoke: small sizes, about a minute, exit 1 on any lost event or failed scenario).
 // Options: --only=idle,memory,fanout,writes,lists,resume,rollout  --systems=edgeplane,etcd,bare-ws,minimal-workerd
+//   --watchers=1000[,5000] (fan-out sizes; with it --http=, --direct= and --multi= add those runs)
 
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -45,7 +46,7 @@ const ROLLOUT_NODES = 10;
 /** Sizes: each phase is bounded in count and time. */
 const S = smoke
   ? {
-    fanout: { watchers: [100], http: [100], direct: [100], rate: 20, events: (_w: number) => 20, idleEvents: 20, drainMs: 10_000 },
+    fanout: { watchers: [100], http: [100], direct: [100], multi: [] as number[], rate: 20, events: (_w: number) => 20, idleEvents: 20, drainMs: 10_000 },
     memory: { watchers: 100, settleMs: 500 },
     writes: { concurrency: [1, 8], count: 300, ms: 1500, users: 0, freshGateway: false },
     lists: { sizes: [20], samples: [20, 1000] },
@@ -55,7 +56,7 @@ const S = smoke
   }
   : {
     // 200 events at W ≤ 1,000 (issue 20's scenario), then ≈ 100,000 deliveries a run.
-    fanout: { watchers: [100, 1000, 5000, 10000], http: [1000], direct: [1000], rate: 100, events: (w: number) => (w <= 1000 ? 200 : Math.max(10, Math.round(100_000 / w))), idleEvents: 100, drainMs: 60_000 },
+    fanout: { watchers: [100, 1000, 5000, 10000], http: [1000], direct: [1000], multi: [1000], rate: 100, events: (w: number) => (w <= 1000 ? 200 : Math.max(10, Math.round(100_000 / w))), idleEvents: 100, drainMs: 60_000 },
     memory: { watchers: 5000, settleMs: 2000 },
     // With the defaults, each phase on a fresh gateway: pods past what 3 simulated nodes hold stay Pending (the
     // scheduler retries them), so a phase after another would start with the earlier phases' backlog.
@@ -65,6 +66,16 @@ const S = smoke
     rollout: { replicas: [1000], nodes: ROLLOUT_NODES, maxMs: 600_000 },
     idleSettleMs: 10_000,
   };
+
+// A part of the fan-out curve (does not overwrite RESULTS.md): --watchers=1000 runs W=1,000 WebSocket only;
+// --http=1000, --direct=1000 and --multi=1000 (edgeplane's multi-event WebSocket opt-in) add those runs.
+const sizeList = (name: string) => opt(name)?.filter((x) => x !== '').map(Number);
+if (opt('watchers')) {
+  S.fanout.watchers = sizeList('watchers') ?? [];
+  S.fanout.http = sizeList('http') ?? [];
+  S.fanout.direct = sizeList('direct') ?? [];
+  S.fanout.multi = sizeList('multi') ?? [];
+}
 
 const results: BenchResults = {
   kind: smoke ? 'smoke' : 'full',
@@ -258,6 +269,8 @@ async function benchDefaults(): Promise<void> {
         for (const w of S.fanout.http) runs.push(['http', PORT, w, false]);
         // The same through workerd's port: what the dual listener costs (direct), and the replica path (smoke).
         for (const w of S.fanout.direct) runs.push(['ws', DIRECT, w, smoke]);
+        // edgeplane's own client and console: several events per WebSocket message (a row of its own).
+        for (const w of S.fanout.multi) runs.push(['ws multi-event', PORT, w, false]);
         for (const [transport, path, w, spread] of runs) await fanout(heap(edgeplaneFanout(ep, transport, path, spread)), plan(w, true));
         // W = 0: the store's own cost per write, the baseline of the canonical-load table.
         await fanout(edgeplaneFanout(ep, 'ws', PORT), { ...plan(0), events: S.fanout.idleEvents, drainMs: 1000 });
