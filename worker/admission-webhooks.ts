@@ -149,6 +149,47 @@ export async function writeWithWebhooks(c: Ctx, call: ResourceCall, req: WriteRe
   }
 }
 
+/**
+ * Webhooks and validating stages for a request whose object the store does not write as one of its type — a
+ * subresource create with a REST storage of its own (pods/binding, pods/eviction, serviceaccounts/token) or a
+ * namespace deletion: the object as the mutating webhooks left it, or the refusal thrown.
+ */
+export async function admitWithoutWrite(c: Ctx, call: ResourceCall, a: Pick<RequestAttributes, 'operation' | 'subresource' | 'name' | 'object' | 'oldObject' | 'dryRun' | 'options'>): Promise<KubeObject | null> {
+  const { type } = call;
+  if (isExemptAdmissionConfiguration(kindOf(type, a.subresource))) return a.object;
+  const hooks = await currentWebhooks(c.env);
+  const attrs: RequestAttributes = { ...a, type, namespace: namespaceOf(type, call.info.namespace, a.name), user: c.get('user') };
+  const webhooksApply = (await mayApply(c.env, hooks.mutating, attrs, [a.operation])) || (await mayApply(c.env, hooks.validating, attrs, [a.operation]));
+  const stagesApply = (await Promise.all(stages.map((s) => (s.applies ? s.applies(attrs) : true)))).some(Boolean);
+  if (!webhooksApply && !stagesApply) return a.object;
+  const deps = dispatchDeps(c.env);
+  const annotations: Record<string, string> = {};
+  try {
+    const mutating = await runMutating(hooks.mutating, attrs, deps);
+    Object.assign(annotations, mutating.auditAnnotations);
+    attrs.object = mutating.object;
+    const request = admissionRequest(crypto.randomUUID(), attrs);
+    const verdicts: ValidatingVerdict[] = await Promise.all([runValidating(hooks.validating, attrs, deps), ...stages.map((s) => s.validate(attrs, request, {}))]);
+    for (const v of verdicts) Object.assign(annotations, v.auditAnnotations ?? {});
+    const deny = verdicts.find((v) => v.deny)?.deny;
+    if (deny) throw new StatusError(deny);
+    return attrs.object;
+  } finally {
+    recordAudit(c, annotations);
+  }
+}
+
+/** Whether any webhook or validating stage could apply to `operation` on the call's type and namespace. */
+export async function webhooksMayApply(c: Ctx, call: ResourceCall, operation: AdmissionOperation): Promise<boolean> {
+  if (isExemptAdmissionConfiguration(kindOf(call.type, ''))) return false;
+  const hooks = await currentWebhooks(c.env);
+  const probe: RequestAttributes = {
+    operation, type: call.type, subresource: '', namespace: call.info.namespace, name: '', object: null, oldObject: null, dryRun: false, user: c.get('user'),
+  };
+  if ((await mayApply(c.env, hooks.mutating, probe, [operation])) || (await mayApply(c.env, hooks.validating, probe, [operation]))) return true;
+  return (await Promise.all(stages.map((s) => (s.applies ? s.applies(probe) : true)))).some(Boolean);
+}
+
 const namespaceOf = (type: ResourceType, namespace: string, name: string) => (type.group === '' && type.resource === 'namespaces' ? name : namespace);
 
 interface Once {

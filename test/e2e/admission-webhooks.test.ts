@@ -40,7 +40,7 @@ function handle(req: IncomingMessage, res: ServerResponse) {
       case '/allow':
         return reply(res, uid, { allowed: true, warnings: ['checked by allow.example.com'] });
       case '/deny-bad': {
-        const name: string = request.object?.metadata?.name ?? '';
+        const name: string = (request.object ?? request.oldObject)?.metadata?.name ?? '';
         if (name.startsWith('bad')) return reply(res, uid, { allowed: false, status: { code: 403, reason: 'Forbidden', message: `pod name ${name} is not allowed` } });
         return reply(res, uid, { allowed: true });
       }
@@ -154,6 +154,31 @@ describe('mutating webhooks', () => {
     const update = seen('/label', 'wh-mutate').find((v) => v.request.operation === 'UPDATE')!.request;
     expect(update.oldObject.metadata.labels).toEqual({ webhook: 'patched' });
     expect(update.options.kind).toBe('PatchOptions');
+  });
+});
+
+describe('DELETE rules', () => {
+  it('a delete, each object of a deletecollection and a namespace deletion go through the webhooks', async () => {
+    await namespace('wh-delete');
+    await namespace('bad-namespace');
+    await configure('Validating', 'deletes', [
+      webhook('delete.example.com', '/deny-bad', 'wh-delete', { rules: [rule(['configmaps'], ['DELETE'])] }),
+      { ...webhook('ns-delete.example.com', '/deny-bad', ''), namespaceSelector: {}, rules: [{ ...rule(['namespaces'], ['DELETE']), scope: 'Cluster' }] },
+    ]);
+    for (const name of ['bad-cm', 'ok-1', 'ok-2']) expect((await http(r, 'POST', '/api/v1/namespaces/wh-delete/configmaps', { metadata: { name, labels: { set: 'x' } } })).status).toBe(201);
+    const one = await kubectl(r, ['delete', 'configmap', 'bad-cm', '-n', 'wh-delete']);
+    expect(one.stderr.trim()).toBe('Error from server (Forbidden): admission webhook "delete.example.com" denied the request: pod name bad-cm is not allowed');
+    expect((await kubectl(r, ['delete', 'configmap', 'ok-1', '-n', 'wh-delete'])).code).toBe(0);
+    const deleted = seen('/deny-bad', 'wh-delete').find((v) => v.request.operation === 'DELETE' && v.request.name === 'ok-1')!.request;
+    expect(deleted).toMatchObject({ object: null, oldObject: { metadata: { name: 'ok-1' } }, options: { kind: 'DeleteOptions' } });
+    const collection = await http(r, 'DELETE', '/api/v1/namespaces/wh-delete/configmaps?labelSelector=set%3Dx');
+    expect(collection.status).toBe(403);
+    expect(collection.json.message).toBe('admission webhook "delete.example.com" denied the request: pod name bad-cm is not allowed');
+    expect((await http(r, 'GET', '/api/v1/namespaces/wh-delete/configmaps/bad-cm')).status).toBe(200);
+    const ns = await http(r, 'DELETE', '/api/v1/namespaces/bad-namespace');
+    expect(ns.status).toBe(403);
+    expect(ns.json.message).toBe('admission webhook "ns-delete.example.com" denied the request: pod name bad-namespace is not allowed');
+    expect((await http(r, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/deletes')).status).toBe(200);
   });
 });
 
