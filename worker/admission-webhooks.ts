@@ -241,6 +241,9 @@ async function admitOnce(c: Ctx, call: ResourceCall, req: WriteRequest, dryRun: 
       const trial = await write(finalReq, { dryRun: true });
       if (!trial.ok) return { result: trial };
       attrs.object = JSON.parse(trial.value.body) as KubeObject;
+    } else if (req.verb === 'create' && !attrs.name && object?.metadata?.name) {
+      // generateName: the name the webhooks saw is the one written.
+      finalReq = { ...req, body: withName(req.body, object.metadata.name) };
     } else if (oldObject && operation !== 'CREATE') {
       const guarded = withPrecondition(req, oldObject);
       finalReq = guarded.req;
@@ -273,6 +276,15 @@ function recordAudit(c: Ctx, annotations: Record<string, string>): void {
   if (!Object.keys(annotations).length) return;
   const ev = c.get('audit')?.event;
   if (ev) ev.annotations = { ...ev.annotations, ...annotations };
+}
+
+function withName(body: string, name: string): string {
+  try {
+    const o = JSON.parse(body) as KubeObject;
+    return JSON.stringify({ ...o, metadata: { ...o.metadata, name } });
+  } catch {
+    return body;
+  }
 }
 
 function bodyName(body: string): string {

@@ -121,6 +121,12 @@ describe('validating webhooks', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim()).toBe('Error from server (Forbidden): error when creating "STDIN": admission webhook "deny.example.com" denied the request: pod name bad-one is not allowed');
     expect((await http(r, 'GET', '/api/v1/namespaces/wh-validate/pods/bad-one')).status).toBe(404);
+    // generateName: the name the webhooks judged is the one stored.
+    const generated = await http(r, 'POST', '/api/v1/namespaces/wh-validate/pods', { metadata: { generateName: 'gen-' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    expect(generated.status, generated.text).toBe(201);
+    const judged = seen('/allow', 'wh-validate').at(-1)!.request;
+    expect(judged.name).toBeUndefined();
+    expect(judged.object.metadata.name).toBe(generated.json.metadata.name);
   });
 
   it('a webhook that does not answer in time refuses under Fail (500) and is skipped under Ignore', async () => {
