@@ -315,13 +315,13 @@ function optionsOf(req: WriteRequest, operation: AdmissionOperation, dryRun: boo
   return { kind, apiVersion: 'meta.k8s.io/v1', ...base };
 }
 
-// Set by the store, never by a client: dropped from an object a write sends back.
+// Set by the store, never by a client: dropped from an object a write sends back (managedFields stay: the dry run
+// computed them for the request's own fields, and they are stored as sent).
 function stripServerFields(o: KubeObject, keepVersion?: string): KubeObject {
   const meta = { ...o.metadata } as Record<string, unknown>;
   delete meta.uid;
   delete meta.creationTimestamp;
   delete meta.generation;
-  delete meta.managedFields;
   delete meta.resourceVersion;
   if (keepVersion !== undefined) meta.resourceVersion = keepVersion;
   return { ...o, metadata: meta as KubeObject['metadata'] };
@@ -329,10 +329,12 @@ function stripServerFields(o: KubeObject, keepVersion?: string): KubeObject {
 
 /** The mutated object as the write: a create, or a PUT guarded by the resourceVersion the webhooks saw. */
 function asWriteOfObject(req: WriteRequest, operation: AdmissionOperation, object: KubeObject, old: KubeObject | null): WriteRequest {
-  const attribution = { fieldManager: (req as { fieldManager?: string }).fieldManager, userAgent: (req as { userAgent?: string }).userAgent, view: req.view };
+  const attribution = { fieldManager: (req as { fieldManager?: string }).fieldManager, userAgent: (req as { userAgent?: string }).userAgent, view: req.view, managedFieldsAsSent: true };
   if (operation === 'CREATE') {
-    if (req.verb === 'create') return { ...req, body: JSON.stringify(stripServerFields(object)) };
-    return { verb: 'update', namespace: req.namespace, name: (req as { name: string }).name, subresource: (req as { subresource?: string }).subresource, body: JSON.stringify(stripServerFields(object)), ...attribution } as WriteRequest;
+    if (req.verb === 'create') return { ...req, body: JSON.stringify(stripServerFields(object)), managedFieldsAsSent: true };
+    // An apply or PUT that creates: a create of the final object (an apply's managedFields then record an Update).
+    const refused = (req as { createRefused?: unknown }).createRefused;
+    return { verb: 'create', namespace: req.namespace, body: JSON.stringify(stripServerFields(object)), ...attribution, ...(refused ? { createRefused: refused } : {}) } as WriteRequest;
   }
   const rv = old?.metadata?.resourceVersion;
   const body = { ...object, metadata: { ...object.metadata, resourceVersion: rv } };

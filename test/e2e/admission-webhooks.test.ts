@@ -160,6 +160,19 @@ describe('mutating webhooks', () => {
     const update = seen('/label', 'wh-mutate').find((v) => v.request.operation === 'UPDATE')!.request;
     expect(update.oldObject.metadata.labels).toEqual({ webhook: 'patched' });
     expect(update.options.kind).toBe('PatchOptions');
+    // Server-side apply, creating and then updating: the webhook's label is kept each time.
+    const cmYaml = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: wh-mutate\ndata:\n  v: "${v}"\n`;
+    for (const v of ['1', '2']) {
+      const applied = await kubectl(r, ['apply', '--server-side', '-f', '-'], cmYaml(v));
+      expect(applied.code, applied.stderr).toBe(0);
+    }
+    const appliedCm = JSON.parse((await kubectl(r, ['get', 'configmap', 'applied', '-n', 'wh-mutate', '-o', 'json'])).stdout);
+    expect(appliedCm.data).toEqual({ v: '2' });
+    expect(appliedCm.metadata.labels).toEqual({ webhook: 'patched' });
+    // As kube: the applier owns what it applied; the webhook's change belongs to no manager.
+    const stored = (await http(r, 'GET', '/api/v1/namespaces/wh-mutate/configmaps/applied')).json;
+    expect(stored.metadata.managedFields.map((e: any) => [e.manager, e.operation])).toEqual([['kubectl', 'Apply']]);
+    expect(JSON.stringify(stored.metadata.managedFields[0].fieldsV1)).not.toContain('webhook');
   });
 });
 
