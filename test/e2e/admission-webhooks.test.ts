@@ -176,6 +176,27 @@ describe('mutating webhooks', () => {
   });
 });
 
+describe('clientConfig.service', () => {
+  // (Endpoints may not hold a loopback address, as kube validates them, so the loopback server is reached by name.)
+  it('reaches an ExternalName Service; a missing Service fails per failurePolicy', async () => {
+    await namespace('wh-svc');
+    const port = Number(new URL(base).port);
+    expect((await http(r, 'POST', '/api/v1/namespaces/wh-svc/services', { metadata: { name: 'external' }, spec: { type: 'ExternalName', externalName: 'localhost' } })).status).toBe(201);
+    const via = (name: string, service: Record<string, unknown>) => ({ ...webhook(name, '', 'wh-svc'), clientConfig: { service: { namespace: 'wh-svc', ...service }, caBundle } });
+    await configure('Validating', 'services', [
+      via('external.example.com', { name: 'external', port, path: '/svc-external' }),
+    ]);
+    expect((await http(r, 'POST', '/api/v1/namespaces/wh-svc/configmaps', { metadata: { name: 'x' } })).status).toBe(201);
+    expect((await http(r, 'POST', '/api/v1/namespaces/wh-svc/pods', podYaml('wh-svc', 'p'))).status).toBe(201);
+    expect(seen('/svc-external', 'wh-svc').map((v) => v.request.name)).toEqual(['p']);
+    await namespace('wh-svc-missing');
+    await configure('Validating', 'missing-service', [{ ...via('missing.example.com', { name: 'missing', path: '/x' }), namespaceSelector: inNamespace('wh-svc-missing') }]);
+    const refused = await http(r, 'POST', '/api/v1/namespaces/wh-svc-missing/pods', podYaml('wh-svc-missing', 'p'));
+    expect(refused.status).toBe(500);
+    expect(refused.json.message).toBe('Internal error occurred: failed calling webhook "missing.example.com": failed to call webhook: Post "https://missing.wh-svc.svc:443/x?timeout=5s": service "missing" not found');
+  });
+});
+
 describe('DELETE rules', () => {
   it('a delete, each object of a deletecollection and a namespace deletion go through the webhooks', async () => {
     await namespace('wh-delete');

@@ -72,4 +72,18 @@ describe('admission webhooks in the front door', () => {
     expect(((await denied.json()) as any).message).toBe('admission webhook "hook.example.com" denied the request: no');
     expect(writes(a.calls).filter((w) => !w.options.dryRun).length).toBe(before);
   });
+
+  it('clientConfig.service: the Endpoints address and port of the Service port named', async () => {
+    const a = resourceApp();
+    a.storeOf('core/namespaces').seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' }, status: { phase: 'Active' } });
+    a.storeOf('core/services').seed({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'hooks', namespace: 'sys' }, spec: { ports: [{ name: 'https', port: 443, targetPort: 8443 }] } });
+    a.storeOf('core/endpoints').seed({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'hooks', namespace: 'sys' }, subsets: [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ name: 'https', port: 8443 }] }] });
+    a.storeOf('admissionregistration.k8s.io/validatingwebhookconfigurations').seed({
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'c' },
+      webhooks: [{ name: 'svc.example.com', clientConfig: { service: { namespace: 'sys', name: 'hooks', path: '/validate' } }, rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }], sideEffects: 'None', admissionReviewVersions: ['v1'], timeoutSeconds: 3 }],
+    });
+    answer = () => ({ allowed: true });
+    expect((await a.request('POST', '/api/v1/namespaces/ns/configmaps', { metadata: { name: 'cm' } })).status).toBe(201);
+    expect(reviews.map((r) => r.url)).toEqual(['https://10.1.2.3:8443/validate?timeout=3s']);
+  });
 });
