@@ -270,6 +270,19 @@ describe('selectors, conditions and dry run', () => {
     expect(seen('/dry-effects', 'wh-dry')).toEqual([]);
   });
 
+  it('a pods/status rule sees status writes only', async () => {
+    await namespace('wh-status');
+    expect((await http(r, 'POST', '/api/v1/namespaces/wh-status/pods', podYaml('wh-status', 'bad-status'))).status).toBe(201);
+    await configure('Validating', 'status', [webhook('status.example.com', '/deny-bad', 'wh-status', { rules: [{ ...rule(['pods/status'], ['UPDATE']) }] })]);
+    const labelled = await http(r, 'PATCH', '/api/v1/namespaces/wh-status/pods/bad-status', { metadata: { labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
+    expect(labelled.status, labelled.text).toBe(200);
+    const status = await http(r, 'PATCH', '/api/v1/namespaces/wh-status/pods/bad-status/status', { status: { phase: 'Running' } }, { 'content-type': 'application/merge-patch+json' });
+    expect(status.status).toBe(403);
+    expect(status.json.message).toBe('admission webhook "status.example.com" denied the request: pod name bad-status is not allowed');
+    const review = seen('/deny-bad', 'wh-status').at(-1)!.request;
+    expect(review).toMatchObject({ subResource: 'status', requestSubResource: 'status', operation: 'UPDATE', object: { status: { phase: 'Running' } }, oldObject: { status: { phase: 'Pending' } } });
+  });
+
   it('writes to the webhook configurations themselves are never sent to webhooks', async () => {
     await configure('Validating', 'deny-all-configs', [{ ...webhook('configs.example.com', '/hang', ''), namespaceSelector: {}, rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: '*' }], timeoutSeconds: 1 }]);
     const del = await http(r, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/deny-all-configs');
