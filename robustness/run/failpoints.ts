@@ -2,10 +2,11 @@
 // from the run's seed. Faults caused from outside the runtime are implemented here; faults inside the Durable
 // Objects (a throw or an abort at each step of a write's transaction and of compaction, storage errors, dropped,
 // duplicated or reordered replica pushes, watch frames and bookmarks held back) are armed through `PUT /debug/failpoints/<name>` (contract/failpoints.ts)
-// for a moment; the rest (clock skew, …) have their names reserved, so that when the objects grow hooks the same
-// name switches the same fault on, and runs, docs and CI flags keep their names.
+// for a moment; the informers and the loops' clock take theirs through the controller manager; hibernation is
+// workerd's own (objects left idle with WebSockets open).
 
 import { readdirSync, readFileSync } from 'node:fs';
+import WebSocket from 'ws';
 import type { Gateway } from '../../scripts/gateway';
 import type { Violation } from '../check';
 import { send, type Recorder } from './recorder';
@@ -175,12 +176,86 @@ export const FAILPOINTS: Failpoint[] = [
       return `${armed}: ${await firedWithin(ctx, 'clock.skew', 0)}`;
     },
   },
-  // Reserved: inside the Durable Objects, no hook yet.
-  ...([
-    // Not ctx.abort: in Miniflare that closes the object's hibernatable WebSockets too (measured), which hibernation keeps.
-    ['hibernation.wake', 'evict in-memory state as hibernation does; the constructor runs again on the next event'],
-  ] as const).map(([name, what]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', reserved: true })),
+  {
+    name: 'hibernation.wake', where: 'inside', kind: 'moment',
+    what: "a quiet type's store and replicas, with WebSocket watchers only, left idle until workerd evicts them (hibernation: memory gone, sockets kept); the next write must wake them and reach every watcher once, in order",
+    inject: (ctx) => hibernationWake(ctx),
+  },
 ];
+
+// workerd evicts an object that has had no event for 10 s (cloudflare/workerd#1138, the production behaviour); with
+// only hibernatable WebSockets open, that is hibernation. Measured here: 12 s idle sufficed, for a store and a replica.
+const HIBERNATE_IDLE_MS = 15_000;
+// A namespace the run made before recording (robustness/run/run.ts): a new one would get a kube-root-ca.crt ConfigMap
+// from the loops, a write the history of ConfigMaps does not know.
+const HIBERNATION_NS = 'rb-setup';
+const QUIET = `/api/v1/namespaces/${HIBERNATION_NS}/podtemplates`; // no loop watches PodTemplates: their objects stay idle
+
+const podTemplate = (name: string) => ({ metadata: { name }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } } });
+
+/**
+ * hibernation.wake: WebSocket watchers of a quiet type at its store and at a replica per location; one write they
+ * all get; then nothing for HIBERNATE_IDLE_MS, so workerd evicts those objects with the sockets open; then a second
+ * write, which wakes them (constructor, restoreSockets): every watcher must get it, once, after the first. Whether
+ * each object did hibernate is read from /metrics (watchers_at_wake) and reported; one that did not is "not reached",
+ * a watcher that misses the write, gets it twice or out of order is a Hibernation violation.
+ */
+async function hibernationWake(ctx: FaultContext): Promise<string> {
+  const listed = await send(ctx.rec, 'GET', QUIET, undefined, {}, 15_000);
+  if (listed.status !== 200) return `list answered ${listed.status}`;
+  const rv = (listed.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  const locations = [...new Set(ctx.replicaNames.map((n) => n.split('@')[1]!.split('#')[0]!))];
+  const targets = [{ name: 'store', query: 'edgeplaneLocation=store' }, ...locations.map((l) => ({ name: `${l}#0`, query: `edgeplaneLocation=${l}&edgeplaneReplica=0` }))];
+  const tag = `w${Date.now().toString(36)}`;
+  const watchers = await Promise.all(targets.map((t) => openNames(`${ctx.rec.url.replace(/^http/, 'ws')}${QUIET}?watch=true&resourceVersion=${rv}&${t.query}`, ctx.rec.token).then((w) => ({ ...t, ...w }))));
+  try {
+    const first = `${tag}-before`;
+    const second = `${tag}-after`;
+    await send(ctx.rec, 'POST', QUIET, podTemplate(first), {}, 15_000);
+    if (!(await until(() => watchers.every((w) => w.names.includes(first)), 10_000))) return `the first write did not reach every watcher: ${watchers.map((w) => `${w.name} ${w.names.join(',') || '-'}`).join('; ')}`;
+    await new Promise((r) => setTimeout(r, HIBERNATE_IDLE_MS));
+    await send(ctx.rec, 'POST', QUIET, podTemplate(second), {}, 15_000);
+    await until(() => watchers.every((w) => w.names.includes(second) || w.closed), 10_000);
+    for (const w of watchers) {
+      const seen = w.names.filter((n) => n.startsWith(tag));
+      if (seen.join(',') !== `${first},${second}`) {
+        ctx.harness.push({ check: 'Hibernation', subject: `podtemplates watcher at ${w.name}`, message: `after ${HIBERNATE_IDLE_MS / 1000} s idle, a watcher got ${seen.join(', ') || 'nothing'}${w.closed ? ' (its socket closed)' : ''}; it must get ${first} then ${second}, once each` });
+      }
+    }
+    const metrics = await fetch(`${ctx.rec.url}/metrics`, { headers: { authorization: `Bearer ${ctx.rec.token}` }, signal: AbortSignal.timeout(15_000) }).then((r) => r.text(), () => '');
+    const woke = metrics.split('\n').filter((l) => /^edgeplane_(store|replica)_watchers_at_wake\{resource="core\/podtemplates"/.test(l) && !l.endsWith(' 0')).length;
+    return `${watchers.length} watchers; ${woke} of ${targets.length} objects ${woke ? 'woke from hibernation with their watchers' : 'hibernated: not reached'}`;
+  } finally {
+    for (const w of watchers) w.close();
+  }
+}
+
+/** A WebSocket watch that keeps the names of the objects it is sent. */
+function openNames(url: string, token: string): Promise<{ names: string[]; closed: boolean; close: () => void }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+    const out = { names: [] as string[], closed: false, close: () => ws.terminate() };
+    ws.on('open', () => resolve(out));
+    ws.on('message', (data) => {
+      for (const line of data.toString().split('\n')) {
+        if (!line.trim()) continue;
+        const e = JSON.parse(line) as { type: string; object?: { metadata?: { name?: string } } };
+        if (e.type !== 'BOOKMARK' && e.object?.metadata?.name) out.names.push(e.object.metadata.name);
+      }
+    });
+    ws.on('close', () => (out.closed = true));
+    ws.on('error', (e) => (ws.readyState === WebSocket.CONNECTING ? reject(e) : (out.closed = true)));
+  });
+}
+
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
 
 // The keep-alive alarm fires every 5 s (durable-objects/controller-manager.ts); this allows for a loaded machine.
 const CONTROLLERS_BACK_MS = 20_000;
