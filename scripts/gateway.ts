@@ -2,8 +2,8 @@
 // of ~6), with Durable Object state persisted on disk. Used by `npm start`, the e2e tests and benchmarks.
 
 import { Miniflare } from 'miniflare';
-import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { ROOT } from './root';
 import { defaultLimits, listenDual, localCertificate, type ListenerLimits } from './dual-listener';
 import { kubeconfigText } from './kubeconfig-file';
@@ -62,6 +62,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     host: '127.0.0.1',
     port: 0,
     ...(opts.inspectorPort === undefined ? {} : { inspectorPort: opts.inspectorPort }),
+    ...webhookTrust(),
   };
   const mf = new Miniflare(options);
   const upstream = await mf.ready;
@@ -84,6 +85,21 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     stop: async () => {
       await listener.close();
       await mf.dispose();
+    },
+  };
+}
+
+/**
+ * Admission webhooks are called with the Workers runtime's fetch, which trusts public CAs only (a webhook's
+ * caBundle cannot be applied). Locally, EDGEPLANE_TRUSTED_CAS lists PEM files (path-separated) whose CAs the
+ * gateway's outbound fetch trusts besides them, so a webhook on loopback with a self-signed certificate works.
+ */
+function webhookTrust(): { outboundService?: { network: { allow: string[]; tlsOptions: { trustBrowserCas: boolean; trustedCertificates: string[] } } } } {
+  const files = (process.env.EDGEPLANE_TRUSTED_CAS ?? '').split(delimiter).filter(Boolean);
+  if (!files.length) return {};
+  return {
+    outboundService: {
+      network: { allow: ['public', 'private', 'local'], tlsOptions: { trustBrowserCas: true, trustedCertificates: files.map((f) => readFileSync(f, 'utf8')) } },
     },
   };
 }
