@@ -147,6 +147,7 @@ export function reconcileFlowControl<T extends FlowSchema | PriorityLevelConfigu
   const annotationChanged = current !== String(autoUpdate);
   if (!specChanged && !annotationChanged) return { op: 'none' };
   const object = structuredClone(s) as unknown as T;
+  object.metadata = { ...(object.metadata ?? {}), name: seed.metadata.name } as Meta;
   (object.metadata as Meta).annotations = { ...(annotations as Record<string, string>), [AUTOUPDATE_SPEC_ANNOTATION]: String(autoUpdate) };
   if (specChanged) (object as { spec: unknown }).spec = wanted;
   return { op: 'update', object };
