@@ -18,7 +18,7 @@ const res = (verb: string, resource: string, namespace = '', apiGroup = '', subr
   ({ verb, resourceRequest: true, apiGroup, resource, subresource, name: '', namespace, path: '' });
 const nonRes = (verb: string, path: string): RequestAttributes =>
   ({ verb, resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path });
-const who = (username: string, ...groups: string[]) => ({ username, groups: [...groups, 'system:authenticated'] });
+const who = (username: string, ...groups: string[]) => ({ username, uid: '', groups: [...groups, 'system:authenticated'] });
 const schemaOf = (user: ReturnType<typeof who>, attrs: RequestAttributes) => classify(ordered, user, attrs).flowSchema.metadata.name;
 
 describe('bootstrap objects', () => {
@@ -81,7 +81,7 @@ describe('classification', () => {
     expect(schemaOf(tenantSa, res('list', 'pods', 'team'))).toBe('service-accounts');
     expect(schemaOf(who('jane'), res('list', 'pods', 'team'))).toBe('global-default');
     expect(schemaOf(who('jane'), nonRes('get', '/readyz'))).toBe('probes');
-    expect(schemaOf({ username: 'odd', groups: [] }, res('get', 'pods', 'x'))).toBe('catch-all');
+    expect(schemaOf({ username: 'odd', uid: '', groups: [] }, res('get', 'pods', 'x'))).toBe('catch-all');
   });
 
   it('orders by precedence then name, skips dangling schemas and supplies the mandatory ones', () => {

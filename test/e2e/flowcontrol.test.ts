@@ -1,0 +1,129 @@
+// API Priority and Fairness through the real gateway: kube's bootstrap FlowSchemas and priority levels are served
+// and named on every response; a user-created FlowSchema sending one ServiceAccount to a small priority level makes
+// its flood get kube's 429 (with the PF headers) while another user's requests, and system:masters', keep
+// succeeding. Correctness only: latency under a flood is bench/scenarios/apf-flood.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, kubectl, startTestGateway, stopTestGateway, waitFor, type Running } from './fixtures';
+import { as, limitedTenant, type Tenant } from './hostile';
+
+const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
+const FS_HEADER = 'x-kubernetes-pf-flowschema-uid';
+const PL_HEADER = 'x-kubernetes-pf-prioritylevel-uid';
+
+let r: Running;
+let flooder: Tenant;
+let quiet: Tenant;
+beforeAll(async () => {
+  r = await startTestGateway();
+  flooder = await limitedTenant(r, 'apf-flood', 'view');
+  quiet = await limitedTenant(r, 'apf-quiet', 'view');
+});
+afterAll(() => stopTestGateway(r));
+
+const uidOf = async (kind: string, name: string) => (await http(r, 'GET', `${FC}/${kind}/${name}`)).json.metadata.uid as string;
+
+describe('API Priority and Fairness', () => {
+  it("serves kube's bootstrap objects to kubectl", async () => {
+    const got = await kubectl(r, ['get', 'flowschemas,prioritylevelconfigurations', '-o', 'name']);
+    expect(got.code, got.stderr).toBe(0);
+    const names = got.stdout.trim().split('\n').sort();
+    for (const fs of ['catch-all', 'endpoint-controller', 'exempt', 'global-default', 'kube-controller-manager', 'kube-scheduler',
+      'kube-system-service-accounts', 'probes', 'service-accounts', 'system-leader-election', 'system-node-high', 'system-nodes', 'workload-leader-election']) {
+      expect(names).toContain(`flowschema.flowcontrol.apiserver.k8s.io/${fs}`);
+    }
+    for (const pl of ['catch-all', 'exempt', 'global-default', 'leader-election', 'node-high', 'system', 'workload-high', 'workload-low']) {
+      expect(names).toContain(`prioritylevelconfiguration.flowcontrol.apiserver.k8s.io/${pl}`);
+    }
+    const exempt = await http(r, 'GET', `${FC}/flowschemas/exempt`);
+    expect(exempt.json.metadata.annotations['apf.kubernetes.io/autoupdate-spec']).toBe('true');
+  });
+
+  it('names the FlowSchema and priority level of every response by UID', async () => {
+    const [exemptFs, exemptPl, saFs, lowPl] = await Promise.all([
+      uidOf('flowschemas', 'exempt'), uidOf('prioritylevelconfigurations', 'exempt'), uidOf('flowschemas', 'service-accounts'), uidOf('prioritylevelconfigurations', 'workload-low'),
+    ]);
+    await waitFor('admin request stamped with the stored exempt UIDs', async () => {
+      const res = await http(r, 'GET', '/api/v1/namespaces');
+      return res.headers.get(FS_HEADER) === exemptFs && res.headers.get(PL_HEADER) === exemptPl ? true : undefined;
+    }, 20_000);
+    const sa = await as(r, quiet, 'GET', `/api/v1/namespaces/${quiet.namespace}/configmaps`);
+    expect(sa.status).toBe(200);
+    expect(sa.headers.get(FS_HEADER)).toBe(saFs);
+    expect(sa.headers.get(PL_HEADER)).toBe(lowPl);
+    const denied = await as(r, quiet, 'GET', '/api/v1/namespaces/kube-system/secrets');
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get(FS_HEADER)).toBe(saFs);
+  });
+
+  it("answers a flooding ServiceAccount's overflow with kube's 429 while another user and system:masters go through", async () => {
+    const tiny = await http(r, 'POST', `${FC}/prioritylevelconfigurations`, {
+      metadata: { name: 'tiny' },
+      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 1 } } } },
+    });
+    expect(tiny.status, tiny.text).toBe(201);
+    const flood = await http(r, 'POST', `${FC}/flowschemas`, {
+      metadata: { name: 'flood' },
+      spec: {
+        priorityLevelConfiguration: { name: 'tiny' }, matchingPrecedence: 500, distinguisherMethod: { type: 'ByUser' },
+        rules: [{
+          subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: flooder.namespace, name: 'tenant' } }],
+          resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }],
+        }],
+      },
+    });
+    expect(flood.status, flood.text).toBe(201);
+    const floodUid = flood.json.metadata.uid as string;
+    const tinyUid = tiny.json.metadata.uid as string;
+    await waitFor('the flooder classified into the new FlowSchema', async () => {
+      const res = await as(r, flooder, 'GET', `/api/v1/namespaces/${flooder.namespace}/configmaps`);
+      return res.headers.get(FS_HEADER) === floodUid ? true : undefined;
+    }, 20_000);
+
+    const path = `/api/v1/namespaces/${flooder.namespace}/configmaps`;
+    let rejected: Awaited<ReturnType<typeof as>> | undefined;
+    const others: number[] = [];
+    const masters: number[] = [];
+    for (let round = 0; round < 10 && !rejected; round++) {
+      const burst = Array.from({ length: 40 }, () => as(r, flooder, 'GET', path));
+      const other = Array.from({ length: 5 }, () => as(r, quiet, 'GET', `/api/v1/namespaces/${quiet.namespace}/configmaps`));
+      const admin = Array.from({ length: 5 }, () => http(r, 'GET', '/api/v1/namespaces/default/configmaps'));
+      const [b, o, a] = await Promise.all([Promise.all(burst), Promise.all(other), Promise.all(admin)]);
+      rejected = b.find((x) => x.status === 429 && x.headers.get(FS_HEADER) === floodUid);
+      others.push(...o.map((x) => x.status));
+      masters.push(...a.map((x) => x.status));
+      expect(b.every((x) => x.status === 200 || x.status === 429)).toBe(true);
+    }
+    expect(rejected, 'the flood was never rejected by flow control').toBeDefined();
+    expect(rejected!.headers.get(PL_HEADER)).toBe(tinyUid);
+    expect(rejected!.headers.get('retry-after')).toBe('1');
+    expect(rejected!.json).toMatchObject({
+      kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'TooManyRequests', code: 429,
+      message: 'Too many requests, please try again later.', details: { retryAfterSeconds: 1 },
+    });
+    expect(others.every((s) => s === 200)).toBe(true);
+    expect(masters.every((s) => s === 200)).toBe(true);
+
+    const text = (await http(r, 'GET', '/metrics')).text;
+    expect(text).toMatch(/apiserver_flowcontrol_rejected_requests_total\{flow_schema="flood",priority_level="tiny",reason="queue-full"\} [1-9]/);
+    expect(text).toMatch(/apiserver_flowcontrol_dispatched_requests_total\{flow_schema="flood",priority_level="tiny"\} [1-9]/);
+    expect(text).toMatch(/apiserver_flowcontrol_nominal_limit_seats\{priority_level="tiny"\} [1-9]/);
+  });
+
+  it('puts the mandatory objects back at the next start and leaves an opted-out suggested one alone', async () => {
+    const catchAll = (await http(r, 'GET', `${FC}/prioritylevelconfigurations/catch-all`)).json;
+    catchAll.spec.limited.nominalConcurrencyShares = 2;
+    expect((await http(r, 'PUT', `${FC}/prioritylevelconfigurations/catch-all`, catchAll)).status).toBe(200);
+    const low = (await http(r, 'GET', `${FC}/prioritylevelconfigurations/workload-low`)).json;
+    low.metadata.annotations['apf.kubernetes.io/autoupdate-spec'] = 'false';
+    low.spec.limited.nominalConcurrencyShares = 7;
+    expect((await http(r, 'PUT', `${FC}/prioritylevelconfigurations/workload-low`, low)).status).toBe(200);
+    const persistDir = r.persistDir;
+    await stopTestGateway(r, true);
+    r = await startTestGateway({ persistDir });
+    await waitFor('catch-all restored', async () => {
+      const got = await http(r, 'GET', `${FC}/prioritylevelconfigurations/catch-all`);
+      return got.json?.spec?.limited?.nominalConcurrencyShares === 5 ? true : undefined;
+    }, 20_000);
+    expect((await http(r, 'GET', `${FC}/prioritylevelconfigurations/workload-low`)).json.spec.limited.nominalConcurrencyShares).toBe(7);
+  });
+});
