@@ -2,6 +2,7 @@
 // broadcast and the runtime's own floors on workerd; 25 min on a busy 2-core machine) and `npm run
 // bench:smoke` (--smoke: small sizes, about a minute, exit 1 on any lost event or failed scenario).
 // Options: --only=idle,memory,fanout,writes,lists,resume,rollout,apf  --systems=edgeplane,etcd,bare-ws,minimal-workerd
+// --apf=defaults,no-bucket,… (the flow-control variants, below)
 
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -52,7 +53,7 @@ const S = smoke
     lists: { sizes: [20], samples: [20, 1000] },
     resume: { total: 100, behind: [50, 100] },
     rollout: { replicas: [3], nodes: 0, maxMs: 60_000 },
-    apf: { concurrency: 16, idleMs: 2000, floodMs: 3000, variants: ['defaults'] },
+    apf: { concurrency: 16, idleMs: 2000, floodMs: 3000, variants: opt('apf') ?? ['defaults'] },
     idleSettleMs: 1000,
   }
   : {
@@ -68,7 +69,7 @@ const S = smoke
     // One ServiceAccount's flood beside another user's and system traffic's probes (scenarios/apf.ts), each
     // variant on a fresh gateway with the defaults (control loops on): flow control and the per-user token
     // bucket together, flow control alone, and flow control alone with fewer seats per isolate.
-    apf: { concurrency: 64, idleMs: 10_000, floodMs: 20_000, variants: ['defaults', 'token bucket off', 'token bucket off, APF_CONCURRENCY=50'] },
+    apf: { concurrency: 64, idleMs: 10_000, floodMs: 20_000, variants: opt('apf') ?? ['defaults', 'no-bucket', 'no-bucket-c600'] },
     idleSettleMs: 10_000,
   };
 
@@ -279,16 +280,21 @@ async function benchDefaults(): Promise<void> {
 }
 
 // API Priority and Fairness variants (scenarios/apf.ts): the token bucket is switched off by raising it past reach.
+// --apf=<names> picks some. `-c<n>`: APF_CONCURRENCY=n.
+const NO_BUCKET = { RATE_LIMIT_QPS: '1000000', RATE_LIMIT_BURST: '10000000' };
 const APF_VARIANTS: Record<string, Record<string, string>> = {
   defaults: {},
-  'token bucket off': { RATE_LIMIT_QPS: '1000000', RATE_LIMIT_BURST: '10000000' },
-  'token bucket off, APF_CONCURRENCY=50': { RATE_LIMIT_QPS: '1000000', RATE_LIMIT_BURST: '10000000', APF_CONCURRENCY: '50' },
+  'no-bucket': NO_BUCKET,
+  'no-bucket-c600': { ...NO_BUCKET, APF_CONCURRENCY: '600' },
+  'no-bucket-c50': { ...NO_BUCKET, APF_CONCURRENCY: '50' },
+  'no-bucket-c20': { ...NO_BUCKET, APF_CONCURRENCY: '20' },
+  'c20': { APF_CONCURRENCY: '20' },
 };
 
 /** One ServiceAccount floods; another user's and system traffic's latency idle and during (issue 23). */
 async function benchApf(): Promise<void> {
   for (const label of S.apf.variants) {
-    await step(`apf ${label}`, () => withEdgeplane({ label: `apf: ${label}`, vars: APF_VARIANTS[label] }, async (ep) => {
+    await step(`apf ${label}`, () => withEdgeplane({ label: `apf: ${label}`, vars: APF_VARIANTS[label] ?? {} }, async (ep) => {
       log(`settled ${await settle(ep.workerdPid, 30_000)} ms before the flood`);
       const r = await runApf(ep, S.apf);
       log(describeApf(r));

@@ -7,7 +7,7 @@
 // exist only while they hold or run requests, and the waiting requests of every level together are bounded by the
 // caller (`maxWaiting`), so a configuration naming millions of queues or an unbounded queue length costs nothing.
 
-/** Virtual time counts seat-seconds; a request's work is estimated as its seats times this (kube's default G). */
+/** Virtual time counts seat-seconds; a request is charged its seats times this at dispatch, corrected to what it used at its end. */
 export const ESTIMATED_SERVICE_SECONDS = 0.01;
 /** Hand sizes past this add no spread worth the work of dealing (kube's validation bounds it by entropy, ≤ 60 bits). */
 const MAX_HAND = 32;
@@ -127,9 +127,10 @@ export class QueueSet {
     if (q) {
       q.seatsInUse -= ticket.seats;
       q.executing--;
-      // kube: the queue was charged the estimated work at dispatch; it is charged what was actually used.
+      // kube: the queue was charged the estimated work at dispatch; now it is charged the work actually done, so a
+      // flow whose requests run long falls behind in virtual time as much as it used, and a newcomer goes first.
       const actual = (this.now() - ticket.startedAt) / 1000;
-      q.nextDispatchR -= ticket.seats * (ESTIMATED_SERVICE_SECONDS - Math.min(actual, ESTIMATED_SERVICE_SECONDS));
+      q.nextDispatchR += ticket.seats * (actual - ESTIMATED_SERVICE_SECONDS);
       this.dropIfIdle(q);
     }
     for (const t of this.dispatch()) t.onDispatch?.();

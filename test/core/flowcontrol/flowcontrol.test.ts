@@ -196,6 +196,37 @@ describe('queueset', () => {
     expect(served.flood).toBeLessThan(35);
   });
 
+  it('serves a flow that arrives while a flood of long requests runs next, not after the flood', () => {
+    let now = 0;
+    const qs = new QueueSet({ concurrencyLimit: 4, queues: 64, handSize: 6, queueLengthLimit: 100 }, () => now);
+    const running: Ticket[] = [];
+    const submit = (flow: string) => {
+      const r = qs.start(1, flow, flowHash('fs', flow));
+      if (r.kind === 'rejected') throw new Error(r.reason);
+      if (r.kind === 'executing') running.push(r.ticket);
+      else r.ticket.onDispatch = () => running.push(r.ticket);
+      return r;
+    };
+    for (let i = 0; i < 100; i++) submit('flood');
+    // The flood runs for a while: each request takes 300 ms (far longer than the estimate charged at dispatch).
+    for (let i = 0; i < 40; i++) {
+      now += 75;
+      qs.finish(running.shift()!);
+    }
+    const late = submit('late');
+    expect(late.kind).toBe('queued');
+    // Fair share: the newcomer's queue is one of 7 active ones, so it is served within about a round of them (and the seats in flight) — not
+    // after the flood's 56 waiting requests (which charging only the estimate at dispatch would make it wait for).
+    let finishes = 0;
+    while ((late as { ticket: Ticket }).ticket.state === 'waiting' && finishes < 60) {
+      now += 75;
+      qs.finish(running.shift()!);
+      finishes++;
+    }
+    expect(finishes).toBeLessThanOrEqual(12);
+    expect(qs.stats.waiting).toBeGreaterThan(40);
+  });
+
   it('lets a wide request wait for enough seats rather than be overtaken', () => {
     const qs = new QueueSet({ concurrencyLimit: 4, queues: 8, handSize: 1, queueLengthLimit: 10 }, () => 0);
     const a = qs.start(3, 'a', flowHash('x', 'a'));
