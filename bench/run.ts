@@ -288,6 +288,7 @@ const APF_VARIANTS: Record<string, Record<string, string>> = {
   'no-bucket-c600': { ...NO_BUCKET, APF_CONCURRENCY: '600' },
   'no-bucket-c50': { ...NO_BUCKET, APF_CONCURRENCY: '50' },
   'no-bucket-c20': { ...NO_BUCKET, APF_CONCURRENCY: '20' },
+  'no-bucket-c10': { ...NO_BUCKET, APF_CONCURRENCY: '10' },
   'c20': { APF_CONCURRENCY: '20' },
 };
 

@@ -7,8 +7,13 @@
 // exist only while they hold or run requests, and the waiting requests of every level together are bounded by the
 // caller (`maxWaiting`), so a configuration naming millions of queues or an unbounded queue length costs nothing.
 
-/** Virtual time counts seat-seconds; a request is charged its seats times this at dispatch, corrected to what it used at its end. */
+/**
+ * Virtual time counts seat-seconds. A request is charged its seats times the level's estimated service time at
+ * dispatch (so the work in flight counts against its flow at once) and corrected to what it used at its end; the
+ * estimate follows the level's actual service times (a moving average, starting here).
+ */
 export const ESTIMATED_SERVICE_SECONDS = 0.01;
+const ESTIMATE_WEIGHT = 0.1;
 /** Hand sizes past this add no spread worth the work of dealing (kube's validation bounds it by entropy, ≤ 60 bits). */
 const MAX_HAND = 32;
 
@@ -30,6 +35,7 @@ export interface Ticket {
   queue: number;
   enqueuedAt: number;
   startedAt: number;
+  charged: number; // virtual work charged at dispatch
   /** Called (once) when a waiting request is dispatched. */
   onDispatch?: () => void;
   /** For the caller of whoever set onDispatch (the controller counts, then notifies the waiting request). */
@@ -63,6 +69,7 @@ export class QueueSet {
   private lastRealMs: number;
   private seatsInUse = 0;
   private executing = 0;
+  private estimate = ESTIMATED_SERVICE_SECONDS;
   private waiting = 0;
   private waitingSeats = 0;
 
@@ -92,7 +99,7 @@ export class QueueSet {
   start(seats: number, flow: string, hash: number, canWait = true): StartResult {
     this.sync();
     const now = this.now();
-    const ticket: Ticket = { seats, flow, state: 'waiting', queue: -1, enqueuedAt: now, startedAt: 0 };
+    const ticket: Ticket = { seats, flow, state: 'waiting', queue: -1, enqueuedAt: now, startedAt: 0, charged: 0 };
     const { queues } = this.config;
     if (queues < 1) {
       if (!this.fits(seats)) return { kind: 'rejected', reason: 'concurrency-limit' };
@@ -130,7 +137,8 @@ export class QueueSet {
       // kube: the queue was charged the estimated work at dispatch; now it is charged the work actually done, so a
       // flow whose requests run long falls behind in virtual time as much as it used, and a newcomer goes first.
       const actual = (this.now() - ticket.startedAt) / 1000;
-      q.nextDispatchR += ticket.seats * (actual - ESTIMATED_SERVICE_SECONDS);
+      q.nextDispatchR += ticket.seats * actual - ticket.charged;
+      this.estimate += ESTIMATE_WEIGHT * (actual - this.estimate);
       this.dropIfIdle(q);
     }
     for (const t of this.dispatch()) t.onDispatch?.();
@@ -168,7 +176,8 @@ export class QueueSet {
     if (q) {
       q.seatsInUse += ticket.seats;
       q.executing++;
-      q.nextDispatchR += ticket.seats * ESTIMATED_SERVICE_SECONDS;
+      ticket.charged = ticket.seats * this.estimate;
+      q.nextDispatchR += ticket.charged;
     }
   }
 
@@ -202,7 +211,7 @@ export class QueueSet {
     let bestFinish = Infinity;
     for (const q of this.active.values()) {
       if (q.waitingCount === 0) continue;
-      const finish = q.nextDispatchR + q.waiting[q.head]!.seats * ESTIMATED_SERVICE_SECONDS;
+      const finish = q.nextDispatchR + q.waiting[q.head]!.seats * this.estimate;
       if (finish < bestFinish) {
         best = q;
         bestFinish = finish;
