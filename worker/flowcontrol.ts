@@ -29,6 +29,11 @@ import { storeStub } from '../contract/names';
 import type { AppEnv, Bindings } from './env';
 
 const CONFIG_MAX_AGE_MS = 1000;
+// A request whose client went away may never run its release (workerd drops a cancelled request's continuations):
+// seats held longer than kube's request timeout (60 s; watches release theirs once started), or a queue place
+// held past the wait limit, are taken back at most once a second.
+const MAX_HOLD_MS = 60_000;
+const REAP_EVERY_MS = 1000;
 const COUNT_MAX_AGE_MS = 10_000;
 const MAX_COUNTED_TYPES = 1000;
 const FLOW_SCHEMAS = 'flowcontrol.apiserver.k8s.io/flowschemas';
@@ -74,6 +79,14 @@ class IsolateFlowControl {
     schemas: new StoreFollower(this.via(FLOW_SCHEMAS), this.schemas, { shared: false }),
   };
   private readonly counts = new Map<string, { count: number; at: number; asking: boolean }>();
+  private reapedAt = 0;
+
+  reap(fc: FlowController, now: number, waitLimitMs: number): void {
+    if (now - this.reapedAt < REAP_EVERY_MS) return;
+    this.reapedAt = now;
+    const n = fc.reap(MAX_HOLD_MS, waitLimitMs + REAP_EVERY_MS);
+    if (n) console.warn(`flow control took back ${n} seat(s) or queue place(s) of requests that never released them`);
+  }
 
   of(settings: Settings): FlowController {
     const key = `${settings.apfConcurrency}/${settings.apfMaxWaiting}`;
@@ -165,6 +178,7 @@ export async function enterFlowControl(c: Context<AppEnv>, r: FlowRequest): Prom
   const fc = isolate.of(settings);
   const now = Date.now();
   await isolate.sync(c.env, now);
+  isolate.reap(fc, now, settings.apfWaitLimitSeconds * 1000);
   const placement = fc.place(r.user, r.attrs);
   const headers = {
     [FLOW_SCHEMA_UID_HEADER]: placement.flowSchema.metadata.uid ?? '',
@@ -182,14 +196,16 @@ export async function enterFlowControl(c: Context<AppEnv>, r: FlowRequest): Prom
     return rejected(headers);
   }
   let released = false;
-  return {
-    done: () => {
-      if (released) return;
-      released = true;
-      fc.finish(placement, admitted);
-    },
-    stamp,
+  const signal = c.req.raw.signal;
+  const done = () => {
+    if (released) return;
+    released = true;
+    signal?.removeEventListener('abort', done);
+    fc.finish(placement, admitted);
   };
+  // The client going away ends the request: its seats go then, even if its own code never resumes.
+  signal?.addEventListener('abort', done);
+  return { done, stamp };
 }
 
 /**

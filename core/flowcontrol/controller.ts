@@ -112,6 +112,7 @@ export class FlowController {
     const canWait = this.totalWaiting() < this.o.maxWaiting;
     const r: StartResult = queues.start(Math.min(seats, p.level.maxSeats), p.flow, flowHash(p.flowSchema.metadata.name, p.flow), canWait);
     const s = this.counts(p);
+    if (r.kind !== 'rejected') r.ticket.meta = s;
     if (r.kind === 'rejected') {
       if (s) s.rejected[r.reason] = (s.rejected[r.reason] ?? 0) + 1;
       return r;
@@ -157,6 +158,27 @@ export class FlowController {
       s.rejected[reason] = (s.rejected[reason] ?? 0) + 1;
     }
     return true;
+  }
+
+  /**
+   * Frees what cancelled requests left behind (QueueSet.reap): seats held past `maxRunMs`, places in a queue
+   * past `maxWaitMs`. Returns how many.
+   */
+  reap(maxRunMs: number, maxWaitMs: number): number {
+    let n = 0;
+    for (const l of this.levels.values()) {
+      if (!l.queues) continue;
+      const { ran, waited } = l.queues.reap(maxRunMs, maxWaitMs);
+      for (const t of ran) if (t.meta) (t.meta as SeriesCounts).executing--;
+      for (const t of waited) {
+        if (!t.meta) continue;
+        const s = t.meta as SeriesCounts;
+        s.inQueue--;
+        s.rejected['time-out'] = (s.rejected['time-out'] ?? 0) + 1;
+      }
+      n += ran.length + waited.length;
+    }
+    return n;
   }
 
   totalWaiting(): number {

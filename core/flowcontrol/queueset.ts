@@ -40,6 +40,8 @@ export interface Ticket {
   onDispatch?: () => void;
   /** For the caller of whoever set onDispatch (the controller counts, then notifies the waiting request). */
   notify?: () => void;
+  /** The caller's own bookkeeping (the controller's counters). */
+  meta?: unknown;
 }
 
 interface Queue {
@@ -70,6 +72,7 @@ export class QueueSet {
   private seatsInUse = 0;
   private executing = 0;
   private estimate = ESTIMATED_SERVICE_SECONDS;
+  private readonly running = new Set<Ticket>();
   private waiting = 0;
   private waitingSeats = 0;
 
@@ -128,6 +131,7 @@ export class QueueSet {
     if (ticket.state !== 'executing') return;
     this.sync();
     ticket.state = 'done';
+    this.running.delete(ticket);
     this.seatsInUse -= ticket.seats;
     this.executing--;
     const q = this.active.get(ticket.queue);
@@ -164,6 +168,26 @@ export class QueueSet {
     return true;
   }
 
+  /**
+   * Ends what nobody will end: requests executing longer than `maxRunMs` (their request was cancelled before it
+   * could release its seats) and requests waiting longer than `maxWaitMs` (their waiter is gone). Linear in the
+   * requests held; the caller runs it at most about once a second.
+   */
+  reap(maxRunMs: number, maxWaitMs: number): { ran: Ticket[]; waited: Ticket[] } {
+    const now = this.now();
+    const ran = [...this.running].filter((t) => now - t.startedAt > maxRunMs);
+    for (const t of ran) this.finish(t);
+    const waited: Ticket[] = [];
+    for (const q of [...this.active.values()]) {
+      for (let i = q.head; i < q.waiting.length; i++) {
+        const t = q.waiting[i]!;
+        if (t.state === 'waiting' && now - t.enqueuedAt > maxWaitMs) waited.push(t);
+      }
+    }
+    for (const t of waited) this.remove(t);
+    return { ran, waited };
+  }
+
   private fits(seats: number): boolean {
     return this.seatsInUse === 0 || this.seatsInUse + seats <= this.config.concurrencyLimit;
   }
@@ -171,6 +195,7 @@ export class QueueSet {
   private run(ticket: Ticket, q: Queue | undefined): void {
     ticket.state = 'executing';
     ticket.startedAt = this.now();
+    this.running.add(ticket);
     this.seatsInUse += ticket.seats;
     this.executing++;
     if (q) {

@@ -227,6 +227,22 @@ describe('queueset', () => {
     expect(qs.stats.waiting).toBeGreaterThan(40);
   });
 
+  it('takes back seats and queue places that cancelled requests never released', () => {
+    let now = 0;
+    const fc = new FlowController({ serverConcurrencyLimit: 245, maxWaiting: 100, now: () => now });
+    const p = fc.place(who('jane'), res('get', 'pods', 'x')); // global-default: 20 seats
+    const held = Array.from({ length: 21 }, () => fc.start(p, 1));
+    expect(held.at(-1)!.kind).toBe('queued');
+    now = 30_000;
+    expect(fc.reap(60_000, 15_000)).toBe(1); // the queued one, past its wait
+    now = 61_000;
+    expect(fc.reap(60_000, 15_000)).toBe(20); // the abandoned seats
+    expect(fc.start(p, 1).kind).toBe('executing');
+    expect(fc.series.get('global-default\u0000global-default')).toMatchObject({ executing: 1, inQueue: 0, rejected: { 'time-out': 1 } });
+    fc.finish(p, held[0]!); // a late release of a reaped request changes nothing
+    expect(fc.series.get('global-default\u0000global-default')!.executing).toBe(1);
+  });
+
   it('lets a wide request wait for enough seats rather than be overtaken', () => {
     const qs = new QueueSet({ concurrencyLimit: 4, queues: 8, handSize: 1, queueLengthLimit: 10 }, () => 0);
     const a = qs.start(3, 'a', flowHash('x', 'a'));
