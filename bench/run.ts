@@ -2,7 +2,7 @@
 // broadcast and the runtime's own floors on workerd; 25 min on a busy 2-core machine) and `npm run
 // bench:smoke` (--smoke: small sizes, about a minute, exit 1 on any lost event or failed scenario).
 // Options: --only=idle,memory,fanout,writes,lists,resume,rollout,apf  --systems=edgeplane,etcd,bare-ws,minimal-workerd
-// --apf=defaults,no-bucket,… (the flow-control variants, below)
+// --apf=defaults,no-bucket,… (the flow-control variants, below); --apf-together runs them side by side
 
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -68,8 +68,8 @@ const S = smoke
     rollout: { replicas: [1000], nodes: ROLLOUT_NODES, maxMs: 600_000 },
     // One ServiceAccount's flood beside another user's and system traffic's probes (scenarios/apf.ts), each
     // variant on a fresh gateway with the defaults (control loops on): flow control and the per-user token
-    // bucket together, flow control alone, and flow control alone with fewer seats per isolate.
-    apf: { concurrency: 64, idleMs: 10_000, floodMs: 20_000, variants: opt('apf') ?? ['defaults', 'no-bucket', 'no-bucket-c600'] },
+    // bucket together, without the bucket, and with kube's 600 seats or 10 per isolate.
+    apf: { concurrency: 64, idleMs: 10_000, floodMs: 20_000, variants: opt('apf') ?? ['defaults', 'no-bucket', 'c600', 'c10'] },
     idleSettleMs: 10_000,
   };
 
@@ -290,10 +290,30 @@ const APF_VARIANTS: Record<string, Record<string, string>> = {
   'no-bucket-c20': { ...NO_BUCKET, APF_CONCURRENCY: '20' },
   'no-bucket-c10': { ...NO_BUCKET, APF_CONCURRENCY: '10' },
   'c20': { APF_CONCURRENCY: '20' },
+  'c10': { APF_CONCURRENCY: '10' },
+  'c600': { APF_CONCURRENCY: '600' },
 };
 
 /** One ServiceAccount floods; another user's and system traffic's latency idle and during (issue 23). */
 async function benchApf(): Promise<void> {
+  if (args.includes('--apf-together')) {
+    // Side by side: every variant's gateway at once, flooded and probed in the same seconds, so the machine's other
+    // load falls on all of them alike (compare the variants' figures with each other).
+    // Started one after another (two builds of one checkout at once would write the same bundle).
+    const eps: Edgeplane[] = [];
+    try {
+      for (const label of S.apf.variants) eps.push(await Edgeplane.start({ label: `apf: ${label}`, vars: APF_VARIANTS[label] ?? {} }));
+      log(`apf side by side: ${eps.map((ep) => `${ep.label} on ${ep.url}`).join(', ')}`);
+      await Promise.all(eps.map((ep) => step(`apf ${ep.label}`, async () => {
+        const r = await runApf(ep, S.apf);
+        log(describeApf(r));
+        results.apf!.push(r);
+      })));
+    } finally {
+      await Promise.all(eps.map((ep) => ep.stop()));
+    }
+    return;
+  }
   for (const label of S.apf.variants) {
     await step(`apf ${label}`, () => withEdgeplane({ label: `apf: ${label}`, vars: APF_VARIANTS[label] ?? {} }, async (ep) => {
       log(`settled ${await settle(ep.workerdPid, 30_000)} ms before the flood`);
