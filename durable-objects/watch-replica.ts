@@ -29,9 +29,11 @@ export class WatchReplica extends DurableObject<Bindings> implements ReplicaRpc 
   private follower: StoreFollower | undefined; // once the type is known
   private readonly served: ServedType;
   private readonly settings: Settings;
+  private readonly watchersAtWake: number; // sockets that outlived the previous instance (a wake from hibernation)
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
+    this.watchersAtWake = ctx.getWebSockets().length;
     this.settings = requireSettings(env);
     this.served = new ServedType(env, { first: (type, gr) => this.identify(type, gr), retype: (type) => this.cache?.retype(type) });
     ctx.storage.sql.exec(REPLICA_SCHEMA);
@@ -85,6 +87,7 @@ export class WatchReplica extends DurableObject<Bindings> implements ReplicaRpc 
       eventsReceived: f.stats.applied,
       pushesReceived: f.stats.pushes,
       resyncs: f.stats.loads,
+      watchersAtWake: this.watchersAtWake,
     };
   }
 

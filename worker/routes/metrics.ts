@@ -38,6 +38,7 @@ const STORE_SERIES: Series<StoreStats>[] = [
   { name: 'edgeplane_watch_sink_errors_total', help: 'Store watchers whose transport threw while sending.', type: 'counter', value: (s) => s.sinkErrors },
   { name: 'edgeplane_watch_socket_stalled_total', help: 'Store WebSocket watchers closed for being sent WATCH_SOCKET_BUDGET_BYTES without a sign of reading.', type: 'counter', value: (s) => s.socketStalls },
   { name: 'edgeplane_watch_quota_refused_total', help: 'Watches the store answered 429 because a bound of the watch quota (MAX_WATCHERS, MAX_WATCHES_PER_USER, MAX_WATCHES_PER_NAMESPACE) was full.', type: 'counter', value: (s) => s.quotaRefused },
+  { name: 'edgeplane_store_watchers_at_wake', help: 'WebSocket watchers still connected when the store\'s object last started (non-zero: it woke from hibernation with them).', type: 'gauge', value: (s) => s.watchersAtWake },
 ];
 
 const REPLICA_SERIES: Series<ReplicaStats>[] = [
@@ -52,6 +53,7 @@ const REPLICA_SERIES: Series<ReplicaStats>[] = [
   { name: 'edgeplane_replica_watch_sink_errors_total', help: 'Replica watchers whose transport threw while sending.', type: 'counter', value: (s) => s.sinkErrors },
   { name: 'edgeplane_replica_watch_socket_stalled_total', help: 'Replica WebSocket watchers closed for being sent WATCH_SOCKET_BUDGET_BYTES without a sign of reading.', type: 'counter', value: (s) => s.socketStalls },
   { name: 'edgeplane_replica_watch_quota_refused_total', help: 'Watches the replica answered 429 because a bound of the watch quota was full.', type: 'counter', value: (s) => s.quotaRefused },
+  { name: 'edgeplane_replica_watchers_at_wake', help: 'WebSocket watchers still connected when the replica\'s object last started (non-zero: it woke from hibernation with them).', type: 'gauge', value: (s) => s.watchersAtWake },
 ];
 
 const AUTHORIZER_SERIES: Series<AuthorizerStats>[] = [
