@@ -109,6 +109,25 @@ describe('API Priority and Fairness', () => {
     expect(text).toMatch(/apiserver_flowcontrol_nominal_limit_seats\{priority_level="tiny"\} [1-9]/);
   });
 
+  it("charges a watch at its start only: open watches hold none of their level's seats", async () => {
+    // The flooder's level (`tiny`, from the test above) has one seat and one queue place.
+    const path = `/api/v1/namespaces/${flooder.namespace}/configmaps?watch=true&timeoutSeconds=60`;
+    const watches: AbortController[] = [];
+    try {
+      for (let i = 0; i < 4; i++) {
+        const abort = new AbortController();
+        watches.push(abort);
+        const res = await fetch(`${r.gateway.url}${path}`, { headers: { authorization: `Bearer ${flooder.token}` }, signal: abort.signal });
+        expect(res.status).toBe(200);
+        expect(res.headers.get(FS_HEADER)).toBe(await uidOf('flowschemas', 'flood'));
+      }
+      const get = await as(r, flooder, 'GET', `/api/v1/namespaces/${flooder.namespace}/configmaps`);
+      expect(get.status).toBe(200);
+    } finally {
+      for (const w of watches) w.abort();
+    }
+  });
+
   it('puts the mandatory objects back at the next start and leaves an opted-out suggested one alone', async () => {
     const catchAll = (await http(r, 'GET', `${FC}/prioritylevelconfigurations/catch-all`)).json;
     catchAll.spec.limited.nominalConcurrencyShares = 2;
