@@ -18,6 +18,7 @@
 import type { Context } from 'hono';
 import { FlowController, type Admitted, type Placement } from '../core/flowcontrol/controller';
 import { estimateSeats } from '../core/flowcontrol/width';
+import { DroppedRequests } from '../core/flowcontrol/retry-after';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { RequestAttributes } from '../core/rbac/rules';
 import { statusResponse, tooManyRequests } from '../core/status';
@@ -38,8 +39,8 @@ const COUNT_MAX_AGE_MS = 10_000;
 const MAX_COUNTED_TYPES = 1000;
 const FLOW_SCHEMAS = 'flowcontrol.apiserver.k8s.io/flowschemas';
 const PRIORITY_LEVELS = 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations';
-// kube's apf filter answers a rejection with Retry-After: 1 (its tooManyRequests with the default retry).
-const RETRY_AFTER_SECONDS = 1;
+// kube's apf filter names a Retry-After that grows while a level keeps rejecting (core/flowcontrol/retry-after.ts).
+const dropped = new DroppedRequests();
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
 export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
 
@@ -191,9 +192,9 @@ export async function enterFlowControl(c: Context<AppEnv>, r: FlowRequest): Prom
     : undefined;
   const seats = estimateSeats({ verb: r.attrs.verb, name: r.attrs.name, query: r.query }, count, placement.level.maxSeats);
   const admitted = fc.start(placement, seats);
-  if (admitted.kind === 'rejected') return rejected(headers);
+  if (admitted.kind === 'rejected') return rejected(placement.level.name, headers);
   if (admitted.kind === 'queued' && !(await waitForSeats(fc, placement, admitted, settings.apfWaitLimitSeconds * 1000, c.req.raw.signal))) {
-    return rejected(headers);
+    return rejected(placement.level.name, headers);
   }
   let released = false;
   const signal = c.req.raw.signal;
@@ -231,8 +232,9 @@ async function waitForSeats(fc: FlowController, p: Placement, a: Admitted & { ki
   return !fc.abandon(p, a, outcome);
 }
 
-function rejected(headers: Record<string, string>): Response {
-  return statusResponse(tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS), headers);
+function rejected(level: string, headers: Record<string, string>): Response {
+  dropped.record(level, Math.floor(Date.now() / 1000));
+  return statusResponse(tooManyRequests('Too many requests, please try again later.', dropped.retryAfter(level)), headers);
 }
 
 function waitUntil(c: Context<AppEnv>, p: Promise<unknown>): void {

@@ -9,6 +9,7 @@ import { classify, orderFlowSchemas } from '../../../core/flowcontrol/classify';
 import { dealHand, QueueSet, type Ticket } from '../../../core/flowcontrol/queueset';
 import { estimateSeats, maxSeatsFor } from '../../../core/flowcontrol/width';
 import { FlowController, flowHash } from '../../../core/flowcontrol/controller';
+import { DroppedRequests } from '../../../core/flowcontrol/retry-after';
 import { bootstrapWrites } from '../../../core/bootstrap';
 import type { RequestAttributes } from '../../../core/rbac/rules';
 
@@ -281,5 +282,25 @@ describe('controller', () => {
     expect(r.map((x) => x.kind)).toEqual(['executing', 'executing', 'queued', 'rejected']);
     fc.finish(p, r[0]!);
     expect(fc.series.get('tiny\u0000to-tiny')).toMatchObject({ executing: 2, dispatched: 3, inQueue: 0, rejected: { 'queue-full': 1 } });
+  });
+});
+
+describe('Retry-After', () => {
+  it('doubles while a level keeps rejecting, up to 32 s, and comes back down one second at a time', () => {
+    const d = new DroppedRequests();
+    expect(d.retryAfter('pl')).toBe(1);
+    const seen: number[] = [];
+    for (let second = 1; second <= 120; second++) {
+      for (let i = 0; i < 200; i++) d.record('pl', second);
+      seen.push(d.retryAfter('pl'));
+    }
+    expect(seen[0]).toBe(1);
+    expect(seen).toContain(2);
+    expect(Math.max(...seen)).toBe(32);
+    expect(d.retryAfter('other')).toBe(1);
+    // Then one rejection now and then: it decreases by one per reconsideration.
+    const before = d.retryAfter('pl');
+    d.record('pl', 200);
+    expect(d.retryAfter('pl')).toBe(before - 1);
   });
 });
