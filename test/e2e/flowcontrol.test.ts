@@ -148,3 +148,45 @@ describe('API Priority and Fairness', () => {
     expect((await http(r, 'GET', `${FC}/prioritylevelconfigurations/workload-low`)).json.spec.limited.nominalConcurrencyShares).toBe(7);
   });
 });
+
+describe('API Priority and Fairness with the simulated cluster', () => {
+  let c: Running;
+  beforeAll(async () => {
+    c = await startTestGateway({ vars: { CONTROLLERS: 'on', SIMULATED_NODES: '2' } });
+  });
+  afterAll(() => stopTestGateway(c));
+
+  it("sends the control loops and kubelets to kube's levels, and a Deployment still rolls out while a ServiceAccount floods", async () => {
+    const tenant = await limitedTenant(c, 'apf-noisy', 'view');
+    let flooding = true;
+    let floodRequests = 0;
+    const flood = Promise.all(Array.from({ length: 32 }, async () => {
+      while (flooding) {
+        floodRequests++;
+        await as(c, tenant, 'GET', `/api/v1/namespaces/${tenant.namespace}/configmaps`).catch(() => undefined);
+      }
+    }));
+    try {
+      const made = await http(c, 'POST', '/apis/apps/v1/namespaces/default/deployments', {
+        metadata: { name: 'steady' },
+        spec: { replicas: 2, selector: { matchLabels: { app: 'steady' } }, template: { metadata: { labels: { app: 'steady' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      });
+      expect(made.status, made.text).toBe(201);
+      await waitFor('the Deployment available during the flood', async () => {
+        const d = await http(c, 'GET', '/apis/apps/v1/namespaces/default/deployments/steady');
+        return d.json?.status?.availableReplicas === 2 ? true : undefined;
+      }, 90_000);
+    } finally {
+      flooding = false;
+      await flood;
+    }
+    expect(floodRequests).toBeGreaterThan(32);
+    const text = (await http(c, 'GET', '/metrics')).text;
+    const dispatched = (fs: string, pl: string) => Number(text.match(new RegExp(`^apiserver_flowcontrol_dispatched_requests_total\\{flow_schema="${fs}",priority_level="${pl}"\\} (\\d+)$`, 'm'))?.[1] ?? 0);
+    expect(dispatched('service-accounts', 'workload-low')).toBeGreaterThan(0); // the tenant
+    expect(dispatched('kube-system-service-accounts', 'workload-high')).toBeGreaterThan(0); // the controllers' accounts
+    expect(dispatched('kube-scheduler', 'workload-high')).toBeGreaterThan(0);
+    expect(dispatched('system-node-high', 'node-high') + dispatched('system-nodes', 'system')).toBeGreaterThan(0); // kubelets
+    expect(dispatched('system-leader-election', 'leader-election')).toBeGreaterThan(0); // leases
+  });
+});
