@@ -11,6 +11,10 @@ import {
 } from './rbac/bootstrap-policy';
 import { reconcileBinding, reconcileRole, type Reconciled } from './rbac/reconcile';
 import { SYSTEM_PRIORITY_CLASSES } from './priority-classes';
+import {
+  MANDATORY_FLOW_SCHEMAS, MANDATORY_NAMES, MANDATORY_PRIORITY_LEVELS, reconcileFlowControl, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS,
+  type FlowSchema, type PriorityLevelConfiguration,
+} from './flowcontrol/bootstrap';
 
 /**
  * edgeplane's own bindings, for identities kube does not have in this form. The simulated kubelets are kube's node
@@ -86,6 +90,9 @@ export const SEEDS: Record<string, object[]> = {
   'discovery.k8s.io/endpointslices': [KUBERNETES_ENDPOINT_SLICE],
   'scheduling.k8s.io/priorityclasses': SYSTEM_PRIORITY_CLASSES,
   'storage.k8s.io/storageclasses': [DEFAULT_STORAGE_CLASS],
+  // API Priority and Fairness (core/flowcontrol/bootstrap.ts): kube's config-producer post-start hook.
+  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS],
+  'flowcontrol.apiserver.k8s.io/flowschemas': [...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS],
 };
 
 /**
@@ -121,7 +128,10 @@ export function bootstrapWrites(groupResource: string, read: (namespace: string,
     let result: Reconciled<object>;
     if (kind === 'clusterroles' || kind === 'roles') result = reconcileRole(stored, seed as BootstrapRole);
     else if (kind === 'clusterrolebindings' || kind === 'rolebindings') result = reconcileBinding(stored, seed as BootstrapBinding);
-    else result = stored === undefined ? { op: 'create', object: seed } : { op: 'none' };
+    else if (groupResource === 'flowcontrol.apiserver.k8s.io/flowschemas') result = reconcileFlowControl(stored, seed as FlowSchema, MANDATORY_NAMES.flowSchemas.has(name));
+    else if (groupResource === 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations') {
+      result = reconcileFlowControl(stored, seed as PriorityLevelConfiguration, MANDATORY_NAMES.priorityLevels.has(name));
+    } else result = stored === undefined ? { op: 'create', object: seed } : { op: 'none' };
     if (result.op === 'recreate') out.push({ verb: 'delete', namespace, name });
     if (result.op === 'create' || result.op === 'recreate') out.push({ verb: 'create', namespace, body: JSON.stringify(result.object) });
     if (result.op === 'update') out.push({ verb: 'update', namespace, name, body: JSON.stringify(result.object) });

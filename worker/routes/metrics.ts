@@ -1,4 +1,4 @@
-// Front door: /metrics in Prometheus text format: per resource type the store's counters, and per
+// Front door: /metrics in Prometheus text format: this isolate's apiserver_flowcontrol_* series; per resource type the store's counters, and per
 // subscribed replica its own (revision, lag, watchers, events received, deliveries, closes, 410s); per control
 // loop its work queue's (client-go's workqueue_* metrics, plus the pacing that keeps a loop from starving the
 // isolate).
@@ -11,6 +11,7 @@ import { collectStats } from '../cluster-stats';
 import { allAuthorizers } from '../authz';
 import type { QueueStats } from '../../controllers/workqueue';
 import { auditBuffer } from '../audit-sink';
+import { flowControlMetrics } from '../flowcontrol';
 
 export const metrics = new Hono<AppEnv>();
 
@@ -102,5 +103,7 @@ metrics.get('/metrics', async (c) => {
     ['edgeplane_audit_events_too_large_total', 'Audit events dropped because even truncated they exceeded AUDIT_MAX_EVENT_BYTES.', 'counter', audit.counters.tooLarge],
     ['edgeplane_audit_buffer_bytes', 'Bytes of audit events kept for GET /_edgeplane/audit.', 'gauge', audit.keptBytes],
   ] as const) lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
+  // This isolate's API Priority and Fairness (worker/flowcontrol.ts), under kube's names.
+  lines.push(...flowControlMetrics(c.get('settings')));
   return c.text(`${lines.join('\n')}\n`, 200, { 'content-type': 'text/plain; version=0.0.4' });
 });
