@@ -22,6 +22,8 @@ interface Entry {
 export class AdmissionCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  // Reads under way, by key: as many as requests in flight at most.
+  private readonly loading = new Map<string, Promise<unknown>>();
 
   constructor(private readonly ttlMs = ADMISSION_CACHE_TTL_MS, private readonly maxBytes = ADMISSION_CACHE_BYTES, private readonly now = () => Date.now()) {}
 
@@ -51,8 +53,26 @@ export class AdmissionCache {
     }
   }
 
+  /**
+   * `read` once for every concurrent caller of `key`: when an entry expires with 64 creates in flight, each of them
+   * would otherwise read the same object from its store (bench/profile.ts writes-64). Callers share what `read`
+   * answers, so it must be immutable (a Result, a string). After clear() or delete(key), callers read anew.
+   */
+  shared<R>(key: string, read: () => Promise<R>): Promise<R> {
+    const current = this.loading.get(key);
+    if (current) return current as Promise<R>;
+    const p = read();
+    this.loading.set(key, p);
+    const done = () => {
+      if (this.loading.get(key) === p) this.loading.delete(key);
+    };
+    p.then(done, done);
+    return p;
+  }
+
   clear(): void {
     this.entries.clear();
+    this.loading.clear();
     this.bytes = 0;
   }
 
@@ -62,6 +82,7 @@ export class AdmissionCache {
 
   /** Forgets one entry (a read that must be fresh). */
   delete(key: string): void {
+    this.loading.delete(key);
     const e = this.entries.get(key);
     if (e) this.drop(key, e);
   }

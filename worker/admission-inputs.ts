@@ -7,7 +7,8 @@ import { groupResource, lookupGroupResource, type ResourceType } from '../core/r
 import type { KubeObject } from '../core/object-meta';
 import type { AdmissionInputs } from '../core/admission/chain';
 import { DEFAULT_SERVICE_ACCOUNT } from '../core/admission/plugins/service-account';
-import { internalError, StatusError } from '../core/status';
+import { internalError, StatusError, type Result } from '../core/status';
+import type { StoreReply } from '../contract/rpc';
 import type { Settings } from '../core/settings';
 import type { UserInfo } from '../core/rbac/authorize';
 import { parseApplyBody } from '../core/apply/apply-body';
@@ -77,7 +78,8 @@ export async function namespaceObject(env: Bindings, name: string, fresh = false
   if (fresh) admissionCache.delete(key);
   const cached = admissionCache.get<KubeObject>(key);
   if (cached) return cached;
-  const got = await storeFor(env, NAMESPACES).get(groupResource(NAMESPACES), { namespace: '', name, subresource: '' });
+  const read = async (): Promise<Result<StoreReply>> => storeFor(env, NAMESPACES).get(groupResource(NAMESPACES), { namespace: '', name, subresource: '' });
+  const got = await (fresh ? read() : admissionCache.shared(key, read));
   if (got.ok) {
     const ns = JSON.parse(got.value.body) as KubeObject;
     admissionCache.set(key, ns, got.value.body);
@@ -93,7 +95,7 @@ async function serviceAccount(env: Bindings, settings: Settings, namespace: stri
     if (i) await new Promise((r) => setTimeout(r, 100 + Math.floor(Math.random() * 100)));
     const cached = admissionCache.get<KubeObject>(`sa|${namespace}|${name}`);
     if (cached) return cached;
-    const got = await storeFor(env, SERVICE_ACCOUNTS).get(groupResource(SERVICE_ACCOUNTS), { namespace, name, subresource: '' });
+    const got = await admissionCache.shared(`sa|${namespace}|${name}`, async (): Promise<Result<StoreReply>> => storeFor(env, SERVICE_ACCOUNTS).get(groupResource(SERVICE_ACCOUNTS), { namespace, name, subresource: '' }));
     if (got.ok) {
       // Only an account that exists is kept: one created a moment ago is found at once, as kube's live GET finds it.
       const account = JSON.parse(got.value.body) as KubeObject;
@@ -124,10 +126,15 @@ export async function listAll(env: Bindings, type: ResourceType, namespace: stri
     const hit = admissionCache.get<KubeObject[]>(key);
     if (hit) return hit;
   }
-  const res = await storeFor(env, type).list(groupResource(type), { namespace, query: `?limit=${ADMISSION_LIST_LIMIT}`, format: { as: 'List' } });
-  const text = await readCapped(res, ADMISSION_LIST_BYTES);
-  if (text === undefined) throw new StatusError(internalError(`admission: ${type.resource} over ${ADMISSION_LIST_BYTES} bytes`));
-  if (res.status !== 200) throw new StatusError(internalError(`admission could not list ${type.resource}: ${res.status}`));
+  const read = async () => {
+    const res = await storeFor(env, type).list(groupResource(type), { namespace, query: `?limit=${ADMISSION_LIST_LIMIT}`, format: { as: 'List' } });
+    const text = await readCapped(res, ADMISSION_LIST_BYTES);
+    if (text === undefined) throw new StatusError(internalError(`admission: ${type.resource} over ${ADMISSION_LIST_BYTES} bytes`));
+    if (res.status !== 200) throw new StatusError(internalError(`admission could not list ${type.resource}: ${res.status}`));
+    return text;
+  };
+  // A list that may be cached may as well be shared with the requests reading it at the same moment.
+  const text = await (cache ? admissionCache.shared(key, read) : read());
   const list = JSON.parse(text) as { items?: KubeObject[]; metadata?: { continue?: string } };
   if (list.metadata?.continue) throw new StatusError(internalError(`admission: more than ${ADMISSION_LIST_LIMIT} ${type.resource}`));
   const items = list.items ?? [];

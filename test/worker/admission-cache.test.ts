@@ -39,6 +39,21 @@ describe('AdmissionCache', () => {
     expect(cache.size).toEqual({ entries: 0, bytes: 0 });
   });
 
+  it('shares one read among concurrent callers of a key; after clear() or delete() callers read anew', async () => {
+    const cache = new AdmissionCache(1000, 1000, () => 0);
+    let reads = 0;
+    const read = async () => `read ${++reads}`;
+    expect(await Promise.all([cache.shared('k', read), cache.shared('k', read), cache.shared('other', read)])).toEqual(['read 1', 'read 1', 'read 2']);
+    expect(await cache.shared('k', read)).toBe('read 3'); // the first read is over
+    const slow = cache.shared('k', () => new Promise<string>((r) => setTimeout(() => r('slow'), 10)));
+    cache.clear();
+    expect(await cache.shared('k', read)).toBe('read 4');
+    expect(await slow).toBe('slow');
+    const failing = cache.shared('f', async () => { throw new Error('no'); });
+    await expect(failing).rejects.toThrow('no');
+    expect(await cache.shared('f', read)).toBe('read 5');
+  });
+
   it('is emptied by a write to a type admission reads, not by others', () => {
     admissionCache.set('list|core/limitranges|ns', []);
     afterWrite('core/configmaps');
