@@ -150,12 +150,13 @@ export function stepsTaken(): number {
   return steps;
 }
 
-function build(optionalOldSelf: boolean): Environment {
-  const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true })
-    .registerVariable('self', 'dyn')
-    .registerVariable('oldSelf', optionalOldSelf ? 'optional<dyn>' : 'dyn');
+/** Registers a function unless the library has that overload already. */
+export type AddFunction = (signature: string, fn: (...args: never[]) => unknown) => void;
+
+function build(declare: (env: Environment, add: AddFunction) => void): Environment {
+  const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true });
   // Functions the library already has (cel-js adds some of cel-go's ext strings) keep its version.
-  const add = (signature: string, fn: (...args: never[]) => unknown) => {
+  const add: AddFunction = (signature, fn) => {
     try {
       env.registerFunction(signature, fn as (...args: unknown[]) => unknown);
     } catch (e) {
@@ -210,6 +211,8 @@ function build(optionalOldSelf: boolean): Environment {
   add('string.format(list): string', (f: string, args: List) => formatString(f, args));
   // ip, cidr, url, quantity, format, sets and semver (./kube-libs.ts).
   registerKubeLibraries(env, add, chargeSteps, sameValue);
+  // The caller's variables and types (CRD rules: self, oldSelf; admission policies: object, request, …).
+  declare(env, add);
   // The step counter: every AST node evaluation goes through the evaluator's `run`, which a function
   // handler sees as `this`. Catch that evaluator once and count its runs.
   let evaluator: { run: (ast: unknown, ctx: unknown) => unknown } | undefined;
@@ -309,5 +312,17 @@ const shared: (Environment | undefined)[] = [];
  */
 export function celEnvironment(optionalOldSelf = false): Environment {
   const i = optionalOldSelf ? 1 : 0;
-  return (shared[i] ??= build(optionalOldSelf));
+  return (shared[i] ??= build((env) => env.registerVariable('self', 'dyn').registerVariable('oldSelf', optionalOldSelf ? 'optional<dyn>' : 'dyn')));
+}
+
+const named = new Map<string, Environment>();
+
+/**
+ * An environment with the same libraries and step counter but other variables (admission policies: object,
+ * oldObject, request, params, …), built once per `key` on first use.
+ */
+export function celEnvironmentWith(key: string, declare: (env: Environment, add: AddFunction) => void): Environment {
+  let env = named.get(key);
+  if (!env) named.set(key, (env = build(declare)));
+  return env;
 }
