@@ -7,7 +7,7 @@
 // authorizer.serviceAccount(ns, name) asks for that account instead.
 
 import type { Environment } from '@marcbachmann/cel-js';
-import { celEnvironmentWith } from '../../crd/cel/library';
+import { celEnvironmentDeclared } from '../../crd/cel/library';
 
 /** What one authorizer check asks (kube's authorizer.AttributesRecord, as far as the library sets it). */
 export interface AuthzCheck {
@@ -98,5 +98,5 @@ function declare(env: Environment, add: (signature: string, fn: (...args: never[
 
 /** The environment every policy expression compiles in (built on first use). */
 export function policyEnvironment(): Environment {
-  return celEnvironmentWith('admission-policy', declare);
+  return celEnvironmentDeclared('admission-policy', declare);
 }

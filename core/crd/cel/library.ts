@@ -153,8 +153,11 @@ export function stepsTaken(): number {
 /** Registers a function unless the library has that overload already. */
 export type AddFunction = (signature: string, fn: (...args: never[]) => unknown) => void;
 
-function build(declare: (env: Environment, add: AddFunction) => void): Environment {
-  const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true });
+function build(optionalOldSelf: boolean, variables: readonly string[] = [], declare?: (env: Environment, add: AddFunction) => void): Environment {
+  const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true })
+    .registerVariable('self', 'dyn')
+    .registerVariable('oldSelf', optionalOldSelf ? 'optional<dyn>' : 'dyn');
+  for (const v of variables) env.registerVariable(v, 'dyn');
   // Functions the library already has (cel-js adds some of cel-go's ext strings) keep its version.
   const add: AddFunction = (signature, fn) => {
     try {
@@ -211,8 +214,8 @@ function build(declare: (env: Environment, add: AddFunction) => void): Environme
   add('string.format(list): string', (f: string, args: List) => formatString(f, args));
   // ip, cidr, url, quantity, format, sets and semver (./kube-libs.ts).
   registerKubeLibraries(env, add, chargeSteps, sameValue);
-  // The caller's variables and types (CRD rules: self, oldSelf; admission policies: object, request, …).
-  declare(env, add);
+  // The caller's own types and functions (ValidatingAdmissionPolicy: the authorizer library).
+  declare?.(env, add);
   // The step counter: every AST node evaluation goes through the evaluator's `run`, which a function
   // handler sees as `this`. Catch that evaluator once and count its runs.
   let evaluator: { run: (ast: unknown, ctx: unknown) => unknown } | undefined;
@@ -312,17 +315,30 @@ const shared: (Environment | undefined)[] = [];
  */
 export function celEnvironment(optionalOldSelf = false): Environment {
   const i = optionalOldSelf ? 1 : 0;
-  return (shared[i] ??= build((env) => env.registerVariable('self', 'dyn').registerVariable('oldSelf', optionalOldSelf ? 'optional<dyn>' : 'dyn')));
+  return (shared[i] ??= build(optionalOldSelf));
 }
 
-const named = new Map<string, Environment>();
+const withVariables = new Map<string, Environment>();
 
 /**
- * An environment with the same libraries and step counter but other variables (admission policies: object,
- * oldObject, request, params, …), built once per `key` on first use.
+ * The same environment with other top-level variables, all `dyn`: admission expressions (webhook
+ * matchConditions, ValidatingAdmissionPolicy) see `object`, `oldObject`, `request`, `params`, … rather than `self`.
  */
-export function celEnvironmentWith(key: string, declare: (env: Environment, add: AddFunction) => void): Environment {
-  let env = named.get(key);
-  if (!env) named.set(key, (env = build(declare)));
+export function celEnvironmentWith(variables: readonly string[]): Environment {
+  const key = variables.join(',');
+  let env = withVariables.get(key);
+  if (!env) withVariables.set(key, (env = build(false, variables)));
+  return env;
+}
+
+const declared = new Map<string, Environment>();
+
+/**
+ * An environment with the same libraries and step counter whose caller declares its own variables, types and
+ * functions (ValidatingAdmissionPolicy: `authorizer` and its library), built once per `key` on first use.
+ */
+export function celEnvironmentDeclared(key: string, declare: (env: Environment, add: AddFunction) => void): Environment {
+  let env = declared.get(key);
+  if (!env) declared.set(key, (env = build(false, [], declare)));
   return env;
 }
