@@ -108,7 +108,7 @@ export function compilePolicy(policy: ValidatingAdmissionPolicy): CompiledPolicy
       reason: typeof v?.reason === 'string' ? v.reason : undefined,
       messageExpression: v?.messageExpression ? compileExpression(text(v.messageExpression), 'string', hasParams, false) : undefined,
     })),
-    auditAnnotations: (spec.auditAnnotations ?? []).map((a) => ({ key: text(a?.key), compiled: compileExpression(text(a?.valueExpression), 'string|null', hasParams, false) })),
+    auditAnnotations: (spec.auditAnnotations ?? []).map((a) => ({ key: text(a?.key), compiled: compileExpression(text(a?.valueExpression), 'string|null', hasParams, true) })),
     usesAuthorizer: false,
   };
   out.usesAuthorizer = [...out.variables, ...out.matchConditions, ...out.validations].some((x) => x.compiled.usesAuthorizer);
