@@ -3,8 +3,8 @@
 
 import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
-import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { bundleWorker, ROOT } from './build';
 import { defaultLimits, listenDual, localCertificate, type ListenerLimits } from './dual-listener';
 import { kubeconfigText } from './kubeconfig-file';
@@ -61,6 +61,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     host: '127.0.0.1',
     port: 0,
     ...(opts.inspectorPort === undefined ? {} : { inspectorPort: opts.inspectorPort }),
+    ...webhookTrust(),
   };
   const mf = new Miniflare(options);
   const upstream = await mf.ready;
@@ -83,6 +84,21 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     stop: async () => {
       await listener.close();
       await mf.dispose();
+    },
+  };
+}
+
+/**
+ * Admission webhooks are called with the Workers runtime's fetch, which trusts public CAs only (a webhook's
+ * caBundle cannot be applied). Locally, EDGEPLANE_TRUSTED_CAS lists PEM files (path-separated) whose CAs the
+ * gateway's outbound fetch trusts besides them, so a webhook on loopback with a self-signed certificate works.
+ */
+function webhookTrust(): { outboundService?: { network: { allow: string[]; tlsOptions: { trustBrowserCas: boolean; trustedCertificates: string[] } } } } {
+  const files = (process.env.EDGEPLANE_TRUSTED_CAS ?? '').split(delimiter).filter(Boolean);
+  if (!files.length) return {};
+  return {
+    outboundService: {
+      network: { allow: ['public', 'private', 'local'], tlsOptions: { trustBrowserCas: true, trustedCertificates: files.map((f) => readFileSync(f, 'utf8')) } },
     },
   };
 }
