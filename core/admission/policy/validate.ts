@@ -9,6 +9,7 @@ import { duplicate, forbidden, invalidValue, labelKeyMessages, notSupported, req
 import { validateLabelSelector } from '../../validation/selector';
 import { Causes, type Obj } from '../../validation/shape';
 import { compileExpression } from './compile';
+import { validatingAdmissionPolicy as defaultPolicy, validatingAdmissionPolicyBinding as defaultBinding } from '../defaults/more-groups';
 
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
@@ -108,7 +109,19 @@ function expression(v: Causes, text: string, returns: 'bool' | 'string' | 'strin
   if (c.error) v.add(invalidValue(path, text, c.error));
 }
 
-export function validateAdmissionPolicy(v: Causes, obj: Obj): void {
+// Validation sees the object as kube's decoder made it, defaults filled in (the write path defaults after it).
+function defaulted(obj: Obj, fill: (o: Obj) => void): Obj {
+  const copy = structuredClone(obj);
+  try {
+    fill(copy);
+  } catch {
+    return obj; // a body of the wrong shape: validation words it
+  }
+  return copy;
+}
+
+export function validateAdmissionPolicy(v: Causes, raw: Obj): void {
+  const obj = defaulted(raw, defaultPolicy);
   const spec = v.obj(obj.spec, 'spec') ?? {};
   const name = typeof (obj.metadata as Obj | undefined)?.name === 'string' ? ((obj.metadata as Obj).name as string) : '';
   const fp = v.str(spec.failurePolicy, 'spec.failurePolicy');
@@ -183,7 +196,8 @@ export function validateAdmissionPolicy(v: Causes, obj: Obj): void {
   });
 }
 
-export function validateAdmissionPolicyBinding(v: Causes, obj: Obj): void {
+export function validateAdmissionPolicyBinding(v: Causes, raw: Obj): void {
+  const obj = defaulted(raw, defaultBinding);
   const spec = v.obj(obj.spec, 'spec') ?? {};
   const policyName = v.str(spec.policyName, 'spec.policyName') ?? '';
   if (!policyName) v.add(required('spec.policyName'));
