@@ -18,7 +18,7 @@ import type { ValidatingContext, ValidatingStage, ValidatingVerdict } from '../c
 import { checkKey, type AuthzAnswer, type AuthzCheck } from '../core/admission/policy/environment';
 import { RequestBudget, RUNTIME_COST_BUDGET, type PolicyInput } from '../core/admission/policy/evaluate';
 import { deniedStatus, dispatch, type CollectedParams, type MatchedPolicy } from '../core/admission/policy/dispatch';
-import { namespacesToRead, planPolicies, policiesMayApply } from '../core/admission/policy/plan';
+import { namespacesToRead, planPolicies, policiesMayApply, policiesMayMatch } from '../core/admission/policy/plan';
 import type { ParamKind, ValidatingAdmissionPolicyBinding } from '../core/admission/policy/types';
 import { readCapped } from './body';
 import { ADMISSION_LIST_BYTES, ADMISSION_LIST_LIMIT } from './admission-inputs';
@@ -45,7 +45,8 @@ export function admissionPolicyStage(env: Bindings, settings: Settings): Validat
     name: 'ValidatingAdmissionPolicy',
     async applies(a) {
       if (!policiesMayApply(a)) return false;
-      return (await policySnapshot(env)).policies.length > 0;
+      const snap = await policySnapshot(env);
+      return snap.policies.length > 0 && policiesMayMatch(snap.policies, snap.byPolicy, a);
     },
     validate: (a, request, ctx) => validatePolicies(env, settings, a, request, ctx),
   };

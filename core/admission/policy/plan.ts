@@ -4,7 +4,7 @@
 // matched). The admission configuration types are never validated by policies, so a bad policy can always be
 // removed. Linear in policies plus bindings.
 
-import { isExemptAdmissionConfiguration, kindOf, matchRequest, namespaceToRead, type Invocation, type MatchCriteria, type RequestAttributes } from '../match';
+import { isExemptAdmissionConfiguration, kindOf, matchRequest, namespaceToRead, type Invocation, type MatchCriteria, type RequestAttributes, type RuleWithOperations } from '../match';
 import type { Status } from '../../status';
 import type { MatchResources, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from './types';
 
@@ -58,6 +58,33 @@ export function namespacesToRead(policies: readonly ValidatingAdmissionPolicy[],
     }
   }
   return [...names];
+}
+
+/** Criteria by rules alone (no selectors, no resourceNames): what a request may match before its object is known. */
+function rulesOnly(c: MatchCriteria): MatchCriteria {
+  const strip = (rs: readonly RuleWithOperations[] | undefined) => (rs ?? []).map(({ resourceNames: _n, ...r }) => r);
+  return { ...c, rules: strip(c.rules), excludeRules: [], namespaceSelector: null, objectSelector: null };
+}
+
+/**
+ * Whether some bound policy's rules (and one of its bindings') could match a request to this type, for any of
+ * the operations it may turn out to be (an apply may create or update): the cheap test every write pays before
+ * the front door does the dry run policies judge.
+ */
+export function policiesMayMatch(policies: readonly ValidatingAdmissionPolicy[], byPolicy: Map<string, ValidatingAdmissionPolicyBinding[]>, a: RequestAttributes): boolean {
+  if (!policiesMayApply(a)) return false;
+  const operations: RequestAttributes['operation'][] = a.operation === 'UPDATE' || a.operation === 'CREATE' ? ['CREATE', 'UPDATE'] : [a.operation];
+  for (const p of policies) {
+    const bindings = byPolicy.get(p.metadata.name ?? '');
+    if (!bindings?.length) continue;
+    const pc = rulesOnly(criteria(p.spec?.matchConstraints, false));
+    for (const operation of operations) {
+      const probe = { ...a, operation, object: null, oldObject: null };
+      if (matchRequest(pc, probe, undefined).matches !== true) continue;
+      if (bindings.some((b) => matchRequest(rulesOnly(criteria(b.spec?.matchResources, true)), probe, undefined).matches === true)) return true;
+    }
+  }
+  return false;
 }
 
 export function planPolicies(
