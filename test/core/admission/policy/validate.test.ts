@@ -9,7 +9,7 @@ import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from
 const rule = { apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'], operations: ['CREATE'] };
 const vap = (spec: Record<string, unknown>) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'p' }, spec }) as never;
 const vapb = (spec: Record<string, unknown>) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'b' }, spec }) as never;
-const fields = (causes: { field?: string; message: string }[]) => causes.map((c) => `${c.field}: ${c.message}`);
+const fields = (causes: { field?: string; message?: string }[]) => causes.map((c) => `${c.field}: ${c.message}`);
 
 describe('ValidatingAdmissionPolicy validation', () => {
   it('accepts a valid policy, defaults considered', () => {
