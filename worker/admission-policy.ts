@@ -96,8 +96,10 @@ export async function validatePolicies(env: Bindings, settings: Settings, a: Req
     await new Promise((r) => setTimeout(r, 0));
     last = Date.now();
   };
+  // One budget for the whole request, the evaluations again after authorizer answers included.
+  const budget = new RequestBudget(REQUEST_POLICY_STEPS, pause);
   for (let round = 0; ; round++) {
-    const outcome = await dispatch(matched, input, new RequestBudget(REQUEST_POLICY_STEPS, pause));
+    const outcome = await dispatch(matched, input, budget);
     const pending = outcome.pending.filter((c) => !answers.has(checkKey(c)));
     if (pending.length && round < MAX_AUTHZ_ROUNDS && answers.size + pending.length <= MAX_AUTHZ_CHECKS) {
       await Promise.all(pending.map(async (c) => answers.set(checkKey(c), await authorize(env, settings, a.user, c))));
