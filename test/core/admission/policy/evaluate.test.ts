@@ -107,3 +107,19 @@ describe('ValidatingAdmissionPolicy compilation', () => {
     expect(compileExpression('params.x == 1', 'bool', true, true).error).toBeUndefined();
   });
 });
+
+describe('ValidatingAdmissionPolicy on DELETE and with a ServiceAccount authorizer', () => {
+  it('sees oldObject and a null object on DELETE', async () => {
+    const p = policy('p', { validations: [{ expression: 'object == null && oldObject.metadata.name != "keep"', message: 'keep stays' }] });
+    const matched: MatchedPolicy[] = [{ compiled: compilePolicy(p), bindings: [{ binding: binding('b', ['Deny']), params: { params: [null] } }] }];
+    const del = (name: string): PolicyInput => ({ ...input(null), oldObject: { metadata: { name } } });
+    expect((await dispatch(matched, del('keep'), new RequestBudget(1e7))).denied?.message).toBe('keep stays');
+    expect((await dispatch(matched, del('other'), new RequestBudget(1e7))).denied).toBeUndefined();
+  });
+
+  it('asks as the named ServiceAccount', async () => {
+    const p = policy('p', { validations: [{ expression: 'authorizer.serviceAccount("ci", "deployer").path("/healthz").check("get").allowed()' }] });
+    const out = await run(p, binding('b', ['Deny']), deployment(1), [null], () => undefined);
+    expect(out.pending).toEqual([{ user: 'system:serviceaccount:ci:deployer', verb: 'get', path: '/healthz' }]);
+  });
+});
