@@ -69,6 +69,7 @@ export const SETTINGS = {
   // The simulated cluster
   controllers: boolean('CONTROLLERS', true, 'the control loops, scheduler, simulated kubelets and kube-proxy stand-ins'),
   simulatedNodes: integer('SIMULATED_NODES', 3, 0, 250, 'simulated kubelets node-1, node-2, …'),
+  controllerResyncSeconds: seconds('CONTROLLER_RESYNC_SECONDS', 300, 1, DAY, "the control loops' informers re-deliver their caches every this to 2× this (kube's --min-resync-period), so a loop that missed an event converges"),
   nodeMonitorGraceSeconds: seconds('NODE_MONITOR_GRACE_SECONDS', 40, 1, DAY, 'Lease silence before a node is Unknown and tainted'),
   defaultTolerationSeconds: seconds('DEFAULT_TOLERATION_SECONDS', 300, 0, 365 * DAY, 'the not-ready/unreachable tolerations every new pod gets'),
   loadBalancerPool: string('LOAD_BALANCER_POOL', '198.51.100.0/24', 'the IPv4 CIDR Services of type LoadBalancer get status.loadBalancer.ingress addresses from (empty: none)'),

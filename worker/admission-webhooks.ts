@@ -149,6 +149,47 @@ export async function writeWithWebhooks(c: Ctx, call: ResourceCall, req: WriteRe
   }
 }
 
+/**
+ * Webhooks and validating stages for a request whose object the store does not write as one of its type — a
+ * subresource create with a REST storage of its own (pods/binding, pods/eviction, serviceaccounts/token) or a
+ * namespace deletion: the object as the mutating webhooks left it, or the refusal thrown.
+ */
+export async function admitWithoutWrite(c: Ctx, call: ResourceCall, a: Pick<RequestAttributes, 'operation' | 'subresource' | 'name' | 'object' | 'oldObject' | 'dryRun' | 'options'>): Promise<KubeObject | null> {
+  const { type } = call;
+  if (isExemptAdmissionConfiguration(kindOf(type, a.subresource))) return a.object;
+  const hooks = await currentWebhooks(c.env);
+  const attrs: RequestAttributes = { ...a, type, namespace: namespaceOf(type, call.info.namespace, a.name), user: c.get('user') };
+  const webhooksApply = (await mayApply(c.env, hooks.mutating, attrs, [a.operation])) || (await mayApply(c.env, hooks.validating, attrs, [a.operation]));
+  const stagesApply = (await Promise.all(stages.map((s) => (s.applies ? s.applies(attrs) : true)))).some(Boolean);
+  if (!webhooksApply && !stagesApply) return a.object;
+  const deps = dispatchDeps(c.env);
+  const annotations: Record<string, string> = {};
+  try {
+    const mutating = await runMutating(hooks.mutating, attrs, deps);
+    Object.assign(annotations, mutating.auditAnnotations);
+    attrs.object = mutating.object;
+    const request = admissionRequest(crypto.randomUUID(), attrs);
+    const verdicts: ValidatingVerdict[] = await Promise.all([runValidating(hooks.validating, attrs, deps), ...stages.map((s) => s.validate(attrs, request, {}))]);
+    for (const v of verdicts) Object.assign(annotations, v.auditAnnotations ?? {});
+    const deny = verdicts.find((v) => v.deny)?.deny;
+    if (deny) throw new StatusError(deny);
+    return attrs.object;
+  } finally {
+    recordAudit(c, annotations);
+  }
+}
+
+/** Whether any webhook or validating stage could apply to `operation` on the call's type and namespace. */
+export async function webhooksMayApply(c: Ctx, call: ResourceCall, operation: AdmissionOperation): Promise<boolean> {
+  if (isExemptAdmissionConfiguration(kindOf(call.type, ''))) return false;
+  const hooks = await currentWebhooks(c.env);
+  const probe: RequestAttributes = {
+    operation, type: call.type, subresource: '', namespace: call.info.namespace, name: '', object: null, oldObject: null, dryRun: false, user: c.get('user'),
+  };
+  if ((await mayApply(c.env, hooks.mutating, probe, [operation])) || (await mayApply(c.env, hooks.validating, probe, [operation]))) return true;
+  return (await Promise.all(stages.map((s) => (s.applies ? s.applies(probe) : true)))).some(Boolean);
+}
+
 const namespaceOf = (type: ResourceType, namespace: string, name: string) => (type.group === '' && type.resource === 'namespaces' ? name : namespace);
 
 interface Once {
@@ -200,6 +241,9 @@ async function admitOnce(c: Ctx, call: ResourceCall, req: WriteRequest, dryRun: 
       const trial = await write(finalReq, { dryRun: true });
       if (!trial.ok) return { result: trial };
       attrs.object = JSON.parse(trial.value.body) as KubeObject;
+    } else if (req.verb === 'create' && !attrs.name && object?.metadata?.name) {
+      // generateName: the name the webhooks saw is the one written.
+      finalReq = { ...req, body: withName(req.body, object.metadata.name) };
     } else if (oldObject && operation !== 'CREATE') {
       const guarded = withPrecondition(req, oldObject);
       finalReq = guarded.req;
@@ -234,6 +278,15 @@ function recordAudit(c: Ctx, annotations: Record<string, string>): void {
   if (ev) ev.annotations = { ...ev.annotations, ...annotations };
 }
 
+function withName(body: string, name: string): string {
+  try {
+    const o = JSON.parse(body) as KubeObject;
+    return JSON.stringify({ ...o, metadata: { ...o.metadata, name } });
+  } catch {
+    return body;
+  }
+}
+
 function bodyName(body: string): string {
   try {
     const o = parseApplyBody(body, 'Ignore', undefined) as { metadata?: { name?: unknown } };
@@ -262,13 +315,13 @@ function optionsOf(req: WriteRequest, operation: AdmissionOperation, dryRun: boo
   return { kind, apiVersion: 'meta.k8s.io/v1', ...base };
 }
 
-// Set by the store, never by a client: dropped from an object a write sends back.
+// Set by the store, never by a client: dropped from an object a write sends back (managedFields stay: the dry run
+// computed them for the request's own fields, and they are stored as sent).
 function stripServerFields(o: KubeObject, keepVersion?: string): KubeObject {
   const meta = { ...o.metadata } as Record<string, unknown>;
   delete meta.uid;
   delete meta.creationTimestamp;
   delete meta.generation;
-  delete meta.managedFields;
   delete meta.resourceVersion;
   if (keepVersion !== undefined) meta.resourceVersion = keepVersion;
   return { ...o, metadata: meta as KubeObject['metadata'] };
@@ -276,10 +329,12 @@ function stripServerFields(o: KubeObject, keepVersion?: string): KubeObject {
 
 /** The mutated object as the write: a create, or a PUT guarded by the resourceVersion the webhooks saw. */
 function asWriteOfObject(req: WriteRequest, operation: AdmissionOperation, object: KubeObject, old: KubeObject | null): WriteRequest {
-  const attribution = { fieldManager: (req as { fieldManager?: string }).fieldManager, userAgent: (req as { userAgent?: string }).userAgent, view: req.view };
+  const attribution = { fieldManager: (req as { fieldManager?: string }).fieldManager, userAgent: (req as { userAgent?: string }).userAgent, view: req.view, managedFieldsAsSent: true };
   if (operation === 'CREATE') {
-    if (req.verb === 'create') return { ...req, body: JSON.stringify(stripServerFields(object)) };
-    return { verb: 'update', namespace: req.namespace, name: (req as { name: string }).name, subresource: (req as { subresource?: string }).subresource, body: JSON.stringify(stripServerFields(object)), ...attribution } as WriteRequest;
+    if (req.verb === 'create') return { ...req, body: JSON.stringify(stripServerFields(object)), managedFieldsAsSent: true };
+    // An apply or PUT that creates: a create of the final object (an apply's managedFields then record an Update).
+    const refused = (req as { createRefused?: unknown }).createRefused;
+    return { verb: 'create', namespace: req.namespace, body: JSON.stringify(stripServerFields(object)), ...attribution, ...(refused ? { createRefused: refused } : {}) } as WriteRequest;
   }
   const rv = old?.metadata?.resourceVersion;
   const body = { ...object, metadata: { ...object.metadata, resourceVersion: rv } };

@@ -2,7 +2,7 @@
 // where validating webhooks run and where other validators — ValidatingAdmissionPolicy — plug in. Each stage is
 // given the request and the AdmissionReview request once, and answers with a refusal, warnings and audit
 // annotations; the front door runs every stage's check in parallel, as kube runs validating webhooks, and refuses
-// with the first refusal in stage order.
+// with the first refusal in stage order. Register one with addValidatingStage (worker/admission-webhooks.ts).
 
 import type { Status } from '../status';
 import type { RequestAttributes } from './match/attributes';
@@ -26,7 +26,11 @@ export interface ValidatingContext {
 export interface ValidatingStage {
   /** For logs and ordering ("ValidatingAdmissionWebhook", "ValidatingAdmissionPolicy"). */
   name: string;
-  /** Cheap: whether anything of this stage could apply (no I/O beyond cached configuration). */
+  /**
+   * Cheap: whether anything of this stage could apply (no I/O beyond cached configuration). Asked before the store's
+   * dry run, so `object` and `oldObject` are null then (and `operation` is the first the write may turn out to be):
+   * answer from rules and namespaces only; true when unsure. False for every stage and webhook: the write pays nothing.
+   */
   applies?(a: RequestAttributes): boolean | Promise<boolean>;
   validate(a: RequestAttributes, request: AdmissionRequest, ctx: ValidatingContext): Promise<ValidatingVerdict>;
 }

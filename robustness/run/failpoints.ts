@@ -10,6 +10,7 @@ import type { Gateway } from '../../scripts/gateway';
 import type { Violation } from '../check';
 import { send, type Recorder } from './recorder';
 import type { Rng } from './rng';
+import type { Workloads } from './end-state';
 
 export interface FaultContext {
   rec: Recorder;
@@ -18,6 +19,7 @@ export interface FaultContext {
   replicaNames: string[]; // e.g. core/configmaps@enam#0
   storeTypes: string[]; // e.g. core/configmaps
   harness: Violation[]; // what a fault's own probe finds wrong (an authorizer deciding wrongly after its restart)
+  workloads?: Workloads; // with the control loops on: the Deployments whose end states are checked
 }
 
 export interface Failpoint {
@@ -53,6 +55,9 @@ const hook = async (ctx: FaultContext, path: string) => {
   const r = await send(ctx.rec, 'POST', path, undefined, {}, 15_000).catch((e) => ({ status: 0, json: String(e) }));
   return `${path} → ${r.status}`;
 };
+
+// The informers' resync period in runs that drop informer events: short enough for the end states to converge.
+const RUN_RESYNC_SECONDS = 10;
 
 export const FAILPOINTS: Failpoint[] = [
   {
@@ -150,12 +155,30 @@ export const FAILPOINTS: Failpoint[] = [
     ['watch.before-send', 'hold a ConfigMap watcher\'s next frame 0.2–1.5 s, its later frames queued behind it (etcd SleepBeforeSendWatchResponse), 1–3 times', 'sleep'],
     ['watch.before-bookmark', 'hold a ConfigMap watcher\'s next bookmark 0.2–1.5 s, what follows queued behind it, 1–3 times', 'sleep'],
   ] as const).map(([name, what, action]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', inject: (ctx) => armInside(ctx, name, action) })),
+  {
+    name: 'informer.drop-event', where: 'inside', kind: 'moment', vars: { CONTROLLER_RESYNC_SECONDS: String(RUN_RESYNC_SECONDS) },
+    what: "the deployment controller loses the event of a scale on its way from the informer (whose cache still has it); the informers' resync (CONTROLLER_RESYNC_SECONDS, 10 s in runs) must converge the Deployment anyway",
+    async inject(ctx) {
+      if (!ctx.workloads) return 'no control loops in this run';
+      const armed = await armPoint(ctx, 'informer.drop-event', '1*throw', 'apps/deployments');
+      await ctx.workloads.step();
+      return `${armed}; scaled app: ${await firedWithin(ctx, 'informer.drop-event', ARMED_FOR_MS)}`;
+    },
+  },
+  {
+    name: 'clock.skew', where: 'inside', kind: 'moment',
+    what: "the controller manager's clock (every loop, its Leases, the simulated kubelets) jumps 5–90 s ahead or behind for 2–5 s, then back; the loops must keep their Leases and reach the end states",
+    async inject(ctx) {
+      const ms = ctx.rng.int(5_000, 90_000) * (ctx.rng.next() < 0.5 ? -1 : 1);
+      const armed = await armPoint(ctx, 'clock.skew', `skew(${ms})`);
+      await new Promise((r) => setTimeout(r, ctx.rng.int(2000, 5000)));
+      return `${armed}: ${await firedWithin(ctx, 'clock.skew', 0)}`;
+    },
+  },
   // Reserved: inside the Durable Objects, no hook yet.
   ...([
     // Not ctx.abort: in Miniflare that closes the object's hibernatable WebSockets too (measured), which hibernation keeps.
     ['hibernation.wake', 'evict in-memory state as hibernation does; the constructor runs again on the next event'],
-    ['clock.skew', 'skew the clock leases and token expiry read'],
-    ['informer.drop-event', 'drop one event on its way to a controller (resync must converge anyway)'],
   ] as const).map(([name, what]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', reserved: true })),
 ];
 
@@ -191,10 +214,36 @@ async function probeAuthorization(ctx: FaultContext): Promise<string> {
 // How long an armed inside failpoint waits for its point to be reached before the run disarms it.
 const ARMED_FOR_MS = 4000;
 
+const failpointHits = async (ctx: FaultContext, name: string): Promise<number> =>
+  ((await send(ctx.rec, 'GET', '/debug/failpoints', undefined, {}, 15_000)).json as { hits?: Record<string, number> } | undefined)?.hits?.[name] ?? 0;
+
+/** Arms `name` with `term` (in `store`'s objects when given); answers what the gateway said. */
+async function armPoint(ctx: FaultContext, name: string, term: string, store?: string): Promise<string> {
+  const before = await failpointHits(ctx, name);
+  const q = store ? `?store=${encodeURIComponent(store)}` : '';
+  const armed = await send(ctx.rec, 'PUT', `/debug/failpoints/${name}${q}`, term, { 'content-type': 'text/plain' }, 15_000);
+  hitsBefore.set(name, before);
+  return `${term}${store ? ` in ${store}` : ''} → ${armed.status}`;
+}
+const hitsBefore = new Map<string, number>();
+
+/** Waits up to `ms` for `name` to fire since armPoint, then disarms it; says whether it fired. */
+async function firedWithin(ctx: FaultContext, name: string, ms: number): Promise<string> {
+  const before = hitsBefore.get(name) ?? 0;
+  const deadline = Date.now() + ms;
+  let fired = (await failpointHits(ctx, name)) - before;
+  while (fired === 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    fired = (await failpointHits(ctx, name)) - before;
+  }
+  await send(ctx.rec, 'PUT', `/debug/failpoints/${name}`, 'off', { 'content-type': 'text/plain' }, 15_000);
+  return fired ? `fired ${fired}×` : `not reached in ${ms} ms`;
+}
+
 /** Arms `name` in one store for a moment: until it fires (polled), or ARMED_FOR_MS, then disarms what is left. */
 async function armInside(ctx: FaultContext, name: string, action: 'throw' | 'abort' | 'sleep'): Promise<string> {
   const store = ctx.rng.pick(ctx.storeTypes);
-  const hits = async () => ((await send(ctx.rec, 'GET', '/debug/failpoints', undefined, {}, 5000)).json as { hits?: Record<string, number> } | undefined)?.hits?.[name] ?? 0;
+  const hits = () => failpointHits(ctx, name);
   const before = await hits();
   const term = action === 'abort' ? 'abort' : action === 'sleep' ? `${ctx.rng.int(1, 3)}*sleep(${ctx.rng.int(200, 1500)})` : `${ctx.rng.int(1, 3)}*throw`;
   const armed = await send(ctx.rec, 'PUT', `/debug/failpoints/${name}?store=${encodeURIComponent(store)}`, term, { 'content-type': 'text/plain' }, 5000);

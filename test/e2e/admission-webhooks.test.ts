@@ -40,7 +40,7 @@ function handle(req: IncomingMessage, res: ServerResponse) {
       case '/allow':
         return reply(res, uid, { allowed: true, warnings: ['checked by allow.example.com'] });
       case '/deny-bad': {
-        const name: string = request.object?.metadata?.name ?? '';
+        const name: string = (request.object ?? request.oldObject)?.metadata?.name ?? '';
         if (name.startsWith('bad')) return reply(res, uid, { allowed: false, status: { code: 403, reason: 'Forbidden', message: `pod name ${name} is not allowed` } });
         return reply(res, uid, { allowed: true });
       }
@@ -121,6 +121,12 @@ describe('validating webhooks', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim()).toBe('Error from server (Forbidden): error when creating "STDIN": admission webhook "deny.example.com" denied the request: pod name bad-one is not allowed');
     expect((await http(r, 'GET', '/api/v1/namespaces/wh-validate/pods/bad-one')).status).toBe(404);
+    // generateName: the name the webhooks judged is the one stored.
+    const generated = await http(r, 'POST', '/api/v1/namespaces/wh-validate/pods', { metadata: { generateName: 'gen-' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    expect(generated.status, generated.text).toBe(201);
+    const judged = seen('/allow', 'wh-validate').at(-1)!.request;
+    expect(judged.name).toBeUndefined();
+    expect(judged.object.metadata.name).toBe(generated.json.metadata.name);
   });
 
   it('a webhook that does not answer in time refuses under Fail (500) and is skipped under Ignore', async () => {
@@ -154,6 +160,44 @@ describe('mutating webhooks', () => {
     const update = seen('/label', 'wh-mutate').find((v) => v.request.operation === 'UPDATE')!.request;
     expect(update.oldObject.metadata.labels).toEqual({ webhook: 'patched' });
     expect(update.options.kind).toBe('PatchOptions');
+    // Server-side apply, creating and then updating: the webhook's label is kept each time.
+    const cmYaml = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: wh-mutate\ndata:\n  v: "${v}"\n`;
+    for (const v of ['1', '2']) {
+      const applied = await kubectl(r, ['apply', '--server-side', '-f', '-'], cmYaml(v));
+      expect(applied.code, applied.stderr).toBe(0);
+    }
+    const appliedCm = JSON.parse((await kubectl(r, ['get', 'configmap', 'applied', '-n', 'wh-mutate', '-o', 'json'])).stdout);
+    expect(appliedCm.data).toEqual({ v: '2' });
+    expect(appliedCm.metadata.labels).toEqual({ webhook: 'patched' });
+    // As kube: the applier owns what it applied; the webhook's change belongs to no manager.
+    const stored = (await http(r, 'GET', '/api/v1/namespaces/wh-mutate/configmaps/applied')).json;
+    expect(stored.metadata.managedFields.map((e: any) => [e.manager, e.operation])).toEqual([['kubectl', 'Apply']]);
+    expect(JSON.stringify(stored.metadata.managedFields[0].fieldsV1)).not.toContain('webhook');
+  });
+});
+
+describe('DELETE rules', () => {
+  it('a delete, each object of a deletecollection and a namespace deletion go through the webhooks', async () => {
+    await namespace('wh-delete');
+    await namespace('bad-namespace');
+    await configure('Validating', 'deletes', [
+      webhook('delete.example.com', '/deny-bad', 'wh-delete', { rules: [rule(['configmaps'], ['DELETE'])] }),
+      { ...webhook('ns-delete.example.com', '/deny-bad', ''), namespaceSelector: {}, rules: [{ ...rule(['namespaces'], ['DELETE']), scope: 'Cluster' }] },
+    ]);
+    for (const name of ['bad-cm', 'ok-1', 'ok-2']) expect((await http(r, 'POST', '/api/v1/namespaces/wh-delete/configmaps', { metadata: { name, labels: { set: 'x' } } })).status).toBe(201);
+    const one = await kubectl(r, ['delete', 'configmap', 'bad-cm', '-n', 'wh-delete']);
+    expect(one.stderr.trim()).toBe('Error from server (Forbidden): admission webhook "delete.example.com" denied the request: pod name bad-cm is not allowed');
+    expect((await kubectl(r, ['delete', 'configmap', 'ok-1', '-n', 'wh-delete'])).code).toBe(0);
+    const deleted = seen('/deny-bad', 'wh-delete').find((v) => v.request.operation === 'DELETE' && v.request.name === 'ok-1')!.request;
+    expect(deleted).toMatchObject({ object: null, oldObject: { metadata: { name: 'ok-1' } }, options: { kind: 'DeleteOptions' } });
+    const collection = await http(r, 'DELETE', '/api/v1/namespaces/wh-delete/configmaps?labelSelector=set%3Dx');
+    expect(collection.status).toBe(403);
+    expect(collection.json.message).toBe('admission webhook "delete.example.com" denied the request: pod name bad-cm is not allowed');
+    expect((await http(r, 'GET', '/api/v1/namespaces/wh-delete/configmaps/bad-cm')).status).toBe(200);
+    const ns = await http(r, 'DELETE', '/api/v1/namespaces/bad-namespace');
+    expect(ns.status).toBe(403);
+    expect(ns.json.message).toBe('admission webhook "ns-delete.example.com" denied the request: pod name bad-namespace is not allowed');
+    expect((await http(r, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/deletes')).status).toBe(200);
   });
 });
 
