@@ -204,5 +204,5 @@ describe('ValidatingAdmissionPolicy', () => {
     });
     expect(refused).toBe(16);
     expect(report.failures).toEqual([]);
-  });
+  }, 300_000);
 });
