@@ -3,8 +3,8 @@
 // library.ts) with the admission variables `object`, `oldObject`, `request`, `params`, `namespaceObject`,
 // `variables` and `authorizer`, and kube's authorizer library (apiserver pkg/cel/library/authz.go) as far as
 // cel-js types allow: authorizer.group(g).resource(r).namespace(n).name(x).subresource(s).check(verb) and
-// authorizer.path(p).check(verb), giving a decision with allowed(), reason(), errored() and error();
-// authorizer.serviceAccount(ns, name) asks for that account instead.
+// authorizer.path(p).check(verb), authorizer.requestResource.check(verb), giving a decision with allowed(),
+// reason(), errored() and error(); authorizer.serviceAccount(ns, name) asks for that account instead.
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { celEnvironmentDeclared } from '../../crd/cel/library';
@@ -35,6 +35,8 @@ export type AuthzLookup = (check: AuthzCheck) => AuthzAnswer | undefined;
 export const checkKey = (c: AuthzCheck) => JSON.stringify([c.user, c.verb, c.group ?? null, c.resource ?? '', c.subresource ?? '', c.namespace ?? '', c.name ?? '', c.path ?? null]);
 
 export class Authorizer {
+  /** authorizer.requestResource: the request's own group, resource, subresource, namespace and name. */
+  requestResource?: ResourceCheck;
   constructor(readonly lookup: AuthzLookup, readonly user = '') {}
 }
 
@@ -72,17 +74,21 @@ function decide(authz: Authorizer, check: Omit<AuthzCheck, 'user'>): Decision {
 }
 
 function declare(env: Environment, add: (signature: string, fn: (...args: never[]) => unknown) => void): void {
-  env.registerType('kubernetes.authorization.Authorizer', Authorizer);
   env.registerType('kubernetes.authorization.PathCheck', PathCheck);
   env.registerType('kubernetes.authorization.GroupCheck', GroupCheck);
   env.registerType('kubernetes.authorization.ResourceCheck', ResourceCheck);
+  env.registerType('kubernetes.authorization.Authorizer', { ctor: Authorizer, fields: { requestResource: 'kubernetes.authorization.ResourceCheck' } } as never);
   env.registerType('kubernetes.authorization.Decision', Decision);
   for (const v of ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables']) env.registerVariable(v, 'dyn');
   env.registerVariable('authorizer', 'kubernetes.authorization.Authorizer');
   add('kubernetes.authorization.Authorizer.path(string): kubernetes.authorization.PathCheck', (a: Authorizer, p: string) => new PathCheck(a, p));
   add('kubernetes.authorization.Authorizer.group(string): kubernetes.authorization.GroupCheck', (a: Authorizer, g: string) => new GroupCheck(a, g));
-  add('kubernetes.authorization.Authorizer.serviceAccount(string, string): kubernetes.authorization.Authorizer', (a: Authorizer, ns: string, name: string) =>
-    new Authorizer(a.lookup, `system:serviceaccount:${ns}:${name}`));
+  add('kubernetes.authorization.Authorizer.serviceAccount(string, string): kubernetes.authorization.Authorizer', (a: Authorizer, ns: string, name: string) => {
+    const sa = new Authorizer(a.lookup, `system:serviceaccount:${ns}:${name}`);
+    const r = a.requestResource;
+    if (r) sa.requestResource = new ResourceCheck(sa, r.group, r.resource, r.subresource, r.namespace, r.name);
+    return sa;
+  });
   add('kubernetes.authorization.GroupCheck.resource(string): kubernetes.authorization.ResourceCheck', (g: GroupCheck, r: string) => new ResourceCheck(g.authz, g.group, r));
   add('kubernetes.authorization.ResourceCheck.subresource(string): kubernetes.authorization.ResourceCheck', (r: ResourceCheck, s: string) => r.with({ subresource: s }));
   add('kubernetes.authorization.ResourceCheck.namespace(string): kubernetes.authorization.ResourceCheck', (r: ResourceCheck, s: string) => r.with({ namespace: s }));

@@ -11,7 +11,7 @@ import { CostLimitExceeded, PER_CALL_STEPS, stepsTaken, withStepLimit } from '..
 import { runtimeErrorText } from '../../crd/cel/evaluate';
 import { RegexBudget, RegexBudgetExceeded } from '../../regex/budget';
 import { useRegexBudget } from '../../crd/cel/regex';
-import { Authorizer, checkKey, type AuthzCheck, type AuthzLookup } from './environment';
+import { Authorizer, checkKey, ResourceCheck, type AuthzCheck, type AuthzLookup } from './environment';
 import type { CompiledExpression, CompiledPolicy } from './compile';
 
 /** apiserver/pkg/apis/cel config.go RuntimeCELCostBudget: one policy evaluation (binding × param). */
@@ -104,6 +104,9 @@ class Evaluation {
       return answer;
     };
     const variables: Record<string, unknown> = {};
+    const authorizer = new Authorizer(authorize);
+    const r = input.request as { resource?: { group?: string; resource?: string }; subResource?: string; namespace?: string; name?: string };
+    authorizer.requestResource = new ResourceCheck(authorizer, r.resource?.group ?? '', r.resource?.resource ?? '', r.subResource ?? '', r.namespace ?? '', r.name ?? '');
     this.ctx = {
       object: toCelValue(input.object ?? null),
       oldObject: toCelValue(input.oldObject ?? null),
@@ -111,7 +114,7 @@ class Evaluation {
       params: toCelValue(params ?? null),
       namespaceObject: toCelValue(input.namespaceObject ?? null),
       variables,
-      authorizer: new Authorizer(authorize),
+      authorizer,
     };
     // composition.go: a variable is evaluated when an expression first reads it, once; its cost is that
     // expression's (here: counted by the running evaluation's step counter).

@@ -117,6 +117,15 @@ describe('ValidatingAdmissionPolicy on DELETE and with a ServiceAccount authoriz
     expect((await dispatch(matched, del('other'), new RequestBudget(1e7))).denied).toBeUndefined();
   });
 
+  it('checks the request\'s own resource (authorizer.requestResource)', async () => {
+    const p = policy('p', { validations: [{ expression: 'authorizer.requestResource.check("delete").allowed()' }] });
+    const i: PolicyInput = { ...input(deployment(1)), request: { ...input(null).request, resource: { group: 'apps', version: 'v1', resource: 'deployments' } }, authorize: () => undefined };
+    const matched: MatchedPolicy[] = [{ compiled: compilePolicy(p), bindings: [{ binding: binding('b', ['Deny']), params: { params: [null] } }] }];
+    expect((await dispatch(matched, i, new RequestBudget(1e7))).pending).toEqual([
+      { user: '', verb: 'delete', group: 'apps', resource: 'deployments', subresource: '', namespace: 'team-a', name: 'web' },
+    ]);
+  });
+
   it('asks as the named ServiceAccount', async () => {
     const p = policy('p', { validations: [{ expression: 'authorizer.serviceAccount("ci", "deployer").path("/healthz").check("get").allowed()' }] });
     const out = await run(p, binding('b', ['Deny']), deployment(1), [null], () => undefined);
