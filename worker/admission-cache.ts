@@ -98,8 +98,21 @@ export const admissionCache = new AdmissionCache();
 
 // The types whose objects admission reads: a write to one through this isolate empties the cache, so a client that
 // writes a PriorityClass, LimitRange or quota and then a pod (kubectl apply -f of both) is admitted by what it wrote.
-const READ_BY_ADMISSION = new Set(['core/namespaces', 'core/serviceaccounts', 'core/limitranges', 'core/resourcequotas', 'scheduling.k8s.io/priorityclasses']);
+const READ_BY_ADMISSION = new Set([
+  'core/namespaces', 'core/serviceaccounts', 'core/limitranges', 'core/resourcequotas', 'scheduling.k8s.io/priorityclasses',
+  'admissionregistration.k8s.io/validatingadmissionpolicies', 'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+]);
+// Bumped whenever the cache is emptied, so readers that keep their own snapshot (worker/admission-policy-source.ts)
+// re-read too.
+let generation = 0;
 
 export function afterWrite(groupResource: string): void {
-  if (READ_BY_ADMISSION.has(groupResource)) admissionCache.clear();
+  if (READ_BY_ADMISSION.has(groupResource)) {
+    admissionCache.clear();
+    generation++;
+  }
+}
+
+export function admissionCacheGeneration(): number {
+  return generation;
 }

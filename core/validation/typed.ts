@@ -12,6 +12,7 @@ import { validateService } from './service';
 import { validatePriorityClass } from './scheduling';
 import { Causes, type Obj } from './shape';
 import { validateJobStatusUpdate } from './job';
+import { validateAdmissionPolicy, validateAdmissionPolicyBinding } from '../admission/policy/validate';
 import { validateDaemonSet, validateDeployment, validateJob, validateReplicaSet, validateReplicationController, validateStatefulSet } from './workloads';
 
 type Validator = (v: Causes, obj: Obj, old?: Obj) => void;
@@ -39,6 +40,8 @@ const BY_KIND = new Map<string, Validator>([
   ['RoleBinding', validateRoleBinding],
   ['ClusterRoleBinding', validateClusterRoleBinding],
   ['PriorityClass', validatePriorityClass],
+  ['ValidatingAdmissionPolicy', validateAdmissionPolicy],
+  ['ValidatingAdmissionPolicyBinding', validateAdmissionPolicyBinding],
 ]);
 
 /**
