@@ -59,7 +59,7 @@ export const SETTINGS = {
   // kube's 600 (max-requests-inflight + max-mutating-requests-inflight) suits a many-core server; one isolate is one
   // thread and saturates with about ten requests in flight. Measured side by side under a 64-way flood (bench apf):
   // another user's p50 ×100 at 600 seats, ×23 at 20, ×10 at 10, the flood's throughput unchanged.
-  apfConcurrency: integer('APF_CONCURRENCY', 20, 1, 100_000, "per isolate, seats shared by the priority levels by their nominalConcurrencyShares (kube's max-requests-inflight + max-mutating-requests-inflight)"),
+  apfConcurrency: integer('APF_CONCURRENCY', 100, 1, 100_000, "per isolate, seats shared by the priority levels by their nominalConcurrencyShares (kube's max-requests-inflight + max-mutating-requests-inflight)"),
   apfMaxWaiting: integer('APF_MAX_WAITING', 5000, 0, 1_000_000, 'per isolate, requests waiting in all priority levels\' queues together; beyond it a request that would queue gets 429'),
   apfWaitLimitSeconds: seconds('APF_WAIT_LIMIT_SECONDS', 15, 1, 600, "a queued request not dispatched within this gets 429 (kube: a quarter of the request timeout)"),
   // Authentication
