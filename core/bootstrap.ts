@@ -6,7 +6,7 @@
 
 import { aggregateAll } from './rbac/aggregation';
 import {
-  AUTOUPDATE_ANNOTATION, BOOTSTRAPPING_LABEL, clusterRoleBinding, group, KUBE_CLUSTER_ROLE_BINDINGS, KUBE_CLUSTER_ROLES, KUBE_ROLE_BINDINGS,
+  AGGREGATE_TO, AUTOUPDATE_ANNOTATION, BOOTSTRAPPING_LABEL, clusterRoleBinding, group, KUBE_CLUSTER_ROLE_BINDINGS, KUBE_CLUSTER_ROLES, KUBE_ROLE_BINDINGS,
   KUBE_ROLES, type BootstrapBinding, type BootstrapRole,
 } from './rbac/bootstrap-policy';
 import { reconcileBinding, reconcileRole, type Reconciled } from './rbac/reconcile';
@@ -23,11 +23,31 @@ export const EDGEPLANE_CLUSTER_ROLE_BINDINGS: readonly BootstrapBinding[] = [
 ];
 
 /**
+ * system:aggregated-metrics-reader, as metrics-server's manifests install it beside its APIService: reading
+ * metrics.k8s.io, aggregated into view, edit and admin. edgeplane serves metrics.k8s.io built in, so the role ships
+ * with it (a bootstrap role: the labels and annotation kube's reconciler keeps up to date).
+ */
+function metricsReaderRoles(): BootstrapRole[] {
+  return [{
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
+    metadata: {
+      name: 'system:aggregated-metrics-reader',
+      labels: {
+        [BOOTSTRAPPING_LABEL]: 'rbac-defaults', 'k8s-app': 'metrics-server',
+        [AGGREGATE_TO('admin')]: 'true', [AGGREGATE_TO('edit')]: 'true', [AGGREGATE_TO('view')]: 'true',
+      },
+      annotations: { [AUTOUPDATE_ANNOTATION]: 'true' },
+    },
+    rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['metrics.k8s.io'], resources: ['nodes', 'pods'] }],
+  }];
+}
+
+/**
  * kube's ClusterRoles as its aggregation controller leaves them: admin, edit and view hold the rules of the
  * system:aggregate-to-* roles (and of each other: view into edit into admin). Until that controller runs here, roles
  * other than kube's that carry an aggregate-to-* label are not added to them.
  */
-export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapRole[] = aggregateAll(KUBE_CLUSTER_ROLES);
+export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapRole[] = aggregateAll([...KUBE_CLUSTER_ROLES, ...metricsReaderRoles()]);
 
 const SYSTEM_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 

@@ -16,6 +16,7 @@ import { patch } from './patch';
 import { deleteCollection, deleteOne } from './delete';
 import { CONNECT_SUBRESOURCES, podConnect, podLog, proxy } from './pod-subresources';
 import { componentStatuses } from './component-statuses';
+import { metricsApi } from './metrics-api';
 import type { Ctx, Handler } from './call';
 
 const HANDLERS: Readonly<Record<Exclude<Verb, 'watch'>, Handler>> = {
@@ -50,6 +51,11 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   if (requested.group === '' && requested.kind === 'ComponentStatus') {
     if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
     return deprecated(requested, await componentStatuses(c, requested, info, call.url));
+  }
+  // metrics.k8s.io: answered from the simulated kubelets' usage, never stored (core/metrics-api).
+  if (requested.group === 'metrics.k8s.io') {
+    negotiateOutput(c.req.header('accept'));
+    return metricsApi(c, requested, info, call.url);
   }
   if (info.verb === 'watch') return watch(c, call);
   // 406 before anything is done: a write must not happen when its answer cannot be sent.
