@@ -30,6 +30,7 @@ import type { QueueStats, WorkQueue } from './workqueue';
 import { storageLoops } from './storage-loops';
 import { DisruptionController, COMPONENT as DISRUPTION_COMPONENT } from './disruption';
 import { parsePool, ServiceLoadBalancerController, COMPONENT as LB_COMPONENT } from './service-lb';
+import { apiMetricsClient, apiScaleClient, HorizontalPodAutoscalerController, HPAS, COMPONENT as HPA_COMPONENT } from './hpa';
 
 export interface ManagerOptions {
   server: string;
@@ -247,6 +248,11 @@ export class ControllerManager {
       replicationControllers: informers.for(RESOURCES.replicationcontrollers), statefulSets: informers.for(RESOURCES.statefulsets),
       recorder: new ApiEventRecorder(disruptionApi, DISRUPTION_COMPONENT, clock), clock,
     });
+    const hpaApi = await this.controllerApi('horizontal-pod-autoscaler');
+    const hpaController = new HorizontalPodAutoscalerController({
+      api: hpaApi, hpas: informers.for(HPAS), pods, scales: apiScaleClient(hpaApi, clock), metrics: apiMetricsClient(hpaApi),
+      recorder: new ApiEventRecorder(hpaApi, HPA_COMPONENT, clock), clock,
+    });
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
     const sweeper = new EventTTLSweeper(await this.controllerApi('generic-garbage-collector'), informers.for(RESOURCES.events), clock, this.o.eventTTLSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
     // kube-proxy: its own informers as system:kube-proxy, shared by the followers of every simulated node.
@@ -262,7 +268,7 @@ export class ControllerManager {
       garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, root_ca_cert_publisher: rootCA.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
       ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
-      resource_quota_controller_resource_quota_primary: quotaController.queue,
+      resource_quota_controller_resource_quota_primary: quotaController.queue, horizontalpodautoscaler: hpaController.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -276,7 +282,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5)];
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

@@ -34,10 +34,9 @@ export function memoryQuantity(bytes: number): string {
 
 const resources = (u: Usage) => ({ cpu: cpuQuantity(u.cpuMillis), memory: memoryQuantity(u.memoryBytes) });
 
-/** The scrape time: `now` at the window's resolution, so two reads within one window agree. */
+/** The scrape time: `now` to the second (metrics-server's timestamps are the kubelet's scrape, RFC 3339). */
 export function scrapeTime(now: number): string {
-  const t = Math.floor(now / (METRICS_WINDOW_SECONDS * 1000)) * METRICS_WINDOW_SECONDS * 1000;
-  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return new Date(Math.floor(now / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 // Go's time.Duration.String() of the window.

@@ -64,4 +64,57 @@ describe('metrics.k8s.io, APIServices and the HorizontalPodAutoscaler', () => {
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('podmetrics.metrics.k8s.io "autoscale/nope" not found');
   }, 90_000);
+
+  it('an HPA scales a Deployment up on synthetic CPU and back down', async () => {
+    await must(r, ['apply', '-f', '-'], deployment('busy', 'cpu=20m'));
+    await must(r, ['apply', '-f', '-'], `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: busy, namespace: ${NS}}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: busy}
+  minReplicas: 1
+  maxReplicas: 4
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 0}
+`);
+    const hpaPath = `/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers/busy`;
+    // The first rounds: the pod's 20m of its 100m request is 20%, below the target but at minReplicas.
+    const steady = await waitFor('the HPA computing 20% utilization', async () => {
+      const hpa = await get(r, hpaPath);
+      return hpa.status?.currentMetrics?.[0]?.resource?.current?.averageUtilization === 20 ? hpa : undefined;
+    }, 60_000);
+    expect(steady.status.currentReplicas).toBe(1);
+    expect(steady.status.desiredReplicas).toBe(1);
+    const active = steady.status.conditions.find((c: any) => c.type === 'ScalingActive');
+    expect(active).toMatchObject({ status: 'True', reason: 'ValidMetricFound',
+      message: 'the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)' });
+    expect(steady.status.conditions.find((c: any) => c.type === 'ScalingLimited')).toMatchObject({ status: 'False', reason: 'DesiredWithinRange' });
+
+    // Load: the running pod now uses 150m (150%), so the HPA wants ceil(150/50 × 1) = 3.
+    await must(r, ['annotate', 'pods', '-n', NS, '-l', 'app=busy', '--overwrite', 'edgeplane.dev/simulated-usage=cpu=150m']);
+    const up = await waitFor('a scale-up', async () => {
+      const d = await get(r, `/apis/apps/v1/namespaces/${NS}/deployments/busy`);
+      return d.spec.replicas > 1 ? d : undefined;
+    }, 60_000);
+    expect(up.spec.replicas).toBe(3);
+    const events = (await get(r, `/api/v1/namespaces/${NS}/events?fieldSelector=${encodeURIComponent('involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=busy')}`)).items;
+    const rescale = events.find((e: any) => e.reason === 'SuccessfulRescale');
+    expect(rescale).toMatchObject({ type: 'Normal', message: 'New size: 3; reason: cpu resource utilization (percentage of request) above target' });
+    expect(rescale.source.component).toBe('horizontal-pod-autoscaler');
+    const table = await must(r, ['get', 'hpa', 'busy', '-n', NS]);
+    expect(table).toMatch(/busy\s+Deployment\/busy\s+cpu: \d+%\/50%\s+1\s+4\s+\d/);
+
+    // Load gone: every pod at 5m; with no scale-down stabilization window, back to minReplicas.
+    await must(r, ['annotate', 'pods', '-n', NS, '-l', 'app=busy', '--overwrite', 'edgeplane.dev/simulated-usage=cpu=5m']);
+    await must(r, ['patch', 'deployment', 'busy', '-n', NS, '-p', '{"spec":{"template":{"metadata":{"annotations":{"edgeplane.dev/simulated-usage":"cpu=5m"}}}}}']);
+    await waitFor('a scale-down to 1', async () => {
+      const d = await get(r, `/apis/apps/v1/namespaces/${NS}/deployments/busy`);
+      return d.spec.replicas === 1 || undefined;
+    }, 90_000);
+    const after = (await get(r, `/api/v1/namespaces/${NS}/events?fieldSelector=${encodeURIComponent('involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=busy')}`)).items;
+    expect(after.some((e: any) => e.reason === 'SuccessfulRescale' && e.message === 'New size: 1; reason: All metrics below target')).toBe(true);
+  }, 240_000);
 });
