@@ -1,6 +1,6 @@
 // Canonical layer: the objects a store holds from its first start, and what every start reconciles — the system
 // namespaces, kube 1.32's bootstrap RBAC policy (core/rbac/bootstrap-policy.ts), the `kubernetes` Service with its
-// Endpoints and EndpointSlice, the system PriorityClasses and a default StorageClass, plus the one binding edgeplane's
+// Endpoints and EndpointSlice, the system PriorityClasses, a default StorageClass, the local APIServices, plus the one binding edgeplane's
 // own components need. kube-apiserver does the same at each start (the system namespaces controller and the
 // rbac/bootstrap-roles post-start hook): missing objects are created, autoupdate ones completed (core/rbac/reconcile.ts).
 
@@ -11,6 +11,7 @@ import {
 } from './rbac/bootstrap-policy';
 import { reconcileBinding, reconcileRole, type Reconciled } from './rbac/reconcile';
 import { SYSTEM_PRIORITY_CLASSES } from './priority-classes';
+import { localApiServices } from './apiservices';
 
 /**
  * edgeplane's own bindings, for identities kube does not have in this form. The simulated kubelets are kube's node
@@ -106,6 +107,8 @@ export const SEEDS: Record<string, object[]> = {
   'discovery.k8s.io/endpointslices': [KUBERNETES_ENDPOINT_SLICE],
   'scheduling.k8s.io/priorityclasses': SYSTEM_PRIORITY_CLASSES,
   'storage.k8s.io/storageclasses': [DEFAULT_STORAGE_CLASS],
+  // kube-aggregator's autoregister controller: a local APIService for every group version served built in.
+  'apiregistration.k8s.io/apiservices': localApiServices(),
 };
 
 /**

@@ -143,7 +143,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   }),
   type({
     group: 'apiregistration.k8s.io', kind: 'APIService', resource: 'apiservices', ...CLUSTER, categories: API_EXTENSIONS,
-    subresources: ['status'], initialStatus: {},
+    subresources: ['status'], initialStatus: {}, nameRule: 'path', // `<version>.<group>`: the core group's is "v1.
   }),
   type({
     group: 'apps', kind: 'Deployment', resource: 'deployments', shortNames: ['deploy'], categories: ['all'],

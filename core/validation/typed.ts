@@ -10,6 +10,7 @@ import { validatePod } from './pod';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac';
 import { validateService } from './service';
 import { validatePriorityClass } from './scheduling';
+import { validateAPIService } from './apiservice';
 import { Causes, type Obj } from './shape';
 import { validateJobStatusUpdate } from './job';
 import { validateDaemonSet, validateDeployment, validateJob, validateReplicaSet, validateReplicationController, validateStatefulSet } from './workloads';
@@ -39,6 +40,7 @@ const BY_KIND = new Map<string, Validator>([
   ['RoleBinding', validateRoleBinding],
   ['ClusterRoleBinding', validateClusterRoleBinding],
   ['PriorityClass', validatePriorityClass],
+  ['APIService', validateAPIService],
 ]);
 
 /**

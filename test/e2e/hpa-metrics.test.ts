@@ -65,6 +65,54 @@ describe('metrics.k8s.io, APIServices and the HorizontalPodAutoscaler', () => {
     expect(missing.stderr).toContain('podmetrics.metrics.k8s.io "autoscale/nope" not found');
   }, 90_000);
 
+  it('lists kube\'s local APIServices as Available, and marks one whose Service is missing Available=False', async () => {
+    const table = await waitFor('local APIServices Available', async () => {
+      const out = await must(r, ['get', 'apiservices']);
+      return /v1\.apps\s+Local\s+True/.test(out) && /v1beta1\.metrics\.k8s\.io\s+Local\s+True/.test(out) ? out : undefined;
+    });
+    expect(table).toMatch(/^NAME\s+SERVICE\s+AVAILABLE\s+AGE/);
+    expect(table).toMatch(/^v1\.\s+Local\s+True\s/m);
+    expect(table).toMatch(/^v2\.autoscaling\s+Local\s+True\s/m);
+    const core = await get(r, '/apis/apiregistration.k8s.io/v1/apiservices/v1.');
+    expect(core.spec).toEqual({ group: '', version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 });
+    expect(core.status.conditions[0]).toMatchObject({ type: 'Available', status: 'True', reason: 'Local', message: 'Local APIServices are always available' });
+
+    await must(r, ['apply', '-f', '-'], `apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1beta1.custom.metrics.k8s.io}
+spec:
+  service: {name: custom-metrics-apiserver, namespace: ${NS}}
+  group: custom.metrics.k8s.io
+  version: v1beta1
+  insecureSkipTLSVerify: true
+  groupPriorityMinimum: 100
+  versionPriority: 100
+`);
+    const missing = await waitFor('ServiceNotFound', async () => {
+      const a = await get(r, '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.custom.metrics.k8s.io');
+      return a.status?.conditions?.[0]?.reason === 'ServiceNotFound' ? a : undefined;
+    });
+    expect(missing.status.conditions[0]).toMatchObject({ status: 'False', message: `service/custom-metrics-apiserver in "${NS}" is not present` });
+    expect(await must(r, ['get', 'apiservice', 'v1beta1.custom.metrics.k8s.io'])).toMatch(new RegExp(`${NS}/custom-metrics-apiserver\\s+False \\(ServiceNotFound\\)`));
+    // The aggregator answers for the group while it is unavailable: 503, Go's http.Error text.
+    const res = await http(r, 'GET', `/apis/custom.metrics.k8s.io/v1beta1/namespaces/${NS}/pods/*/requests`);
+    expect(res.status).toBe(503);
+    expect(res.text).toBe('service unavailable\n');
+    // A Service without ready endpoints: MissingEndpoints.
+    await must(r, ['apply', '-f', '-'], `apiVersion: v1
+kind: Service
+metadata: {name: custom-metrics-apiserver, namespace: ${NS}}
+spec:
+  selector: {app: nobody}
+  ports: [{name: https, port: 443, targetPort: 6443}]
+`);
+    const noEndpoints = await waitFor('MissingEndpoints', async () => {
+      const a = await get(r, '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.custom.metrics.k8s.io');
+      return a.status?.conditions?.[0]?.reason === 'MissingEndpoints' ? a : undefined;
+    });
+    expect(noEndpoints.status.conditions[0].message).toBe(`endpoints for service/custom-metrics-apiserver in "${NS}" have no addresses with port name "https"`);
+  }, 90_000);
+
   it('an HPA scales a Deployment up on synthetic CPU and back down', async () => {
     await must(r, ['apply', '-f', '-'], deployment('busy', 'cpu=20m'));
     await must(r, ['apply', '-f', '-'], `apiVersion: autoscaling/v2
