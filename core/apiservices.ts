@@ -47,7 +47,8 @@ export function localApiServices(): object[] {
     seen.add(gv);
     const [groupPriorityMinimum, versionPriority] = PRIORITIES[gv] ?? [1000, 15];
     out.push({
-      metadata: { name: apiServiceName(t.group, t.version) },
+      // autoregister's AddAPIServiceToSyncOnStart label: kept while the server serves the group version.
+      metadata: { name: apiServiceName(t.group, t.version), labels: { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' } },
       spec: { group: t.group, version: t.version, groupPriorityMinimum, versionPriority },
     });
   }
