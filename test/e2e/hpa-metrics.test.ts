@@ -113,6 +113,49 @@ spec:
     expect(noEndpoints.status.conditions[0].message).toBe(`endpoints for service/custom-metrics-apiserver in "${NS}" have no addresses with port name "https"`);
   }, 90_000);
 
+  it('metrics-server\'s own manifests: its APIService passes once its pods are ready, and kubectl top keeps working', async () => {
+    // The parts of metrics-server's components.yaml the aggregator looks at (v0.7: Service, Deployment, APIService).
+    await must(r, ['apply', '-f', '-'], `apiVersion: v1
+kind: Service
+metadata: {name: metrics-server, namespace: kube-system, labels: {k8s-app: metrics-server}}
+spec:
+  selector: {k8s-app: metrics-server}
+  ports: [{name: https, port: 443, protocol: TCP, targetPort: https}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: metrics-server, namespace: kube-system, labels: {k8s-app: metrics-server}}
+spec:
+  selector: {matchLabels: {k8s-app: metrics-server}}
+  template:
+    metadata: {labels: {k8s-app: metrics-server}}
+    spec:
+      containers:
+      - name: metrics-server
+        image: registry.k8s.io/metrics-server/metrics-server:v0.7.2
+        ports: [{containerPort: 10250, name: https, protocol: TCP}]
+        resources: {requests: {cpu: 100m, memory: 200Mi}}
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1beta1.metrics.k8s.io, labels: {k8s-app: metrics-server}}
+spec:
+  service: {name: metrics-server, namespace: kube-system}
+  group: metrics.k8s.io
+  version: v1beta1
+  insecureSkipTLSVerify: true
+  groupPriorityMinimum: 100
+  versionPriority: 100
+`);
+    const passed = await waitFor('v1beta1.metrics.k8s.io Passed', async () => {
+      const a = await get(r, '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io');
+      return a.status?.conditions?.[0]?.reason === 'Passed' ? a : undefined;
+    }, 60_000);
+    expect(passed.status.conditions[0]).toMatchObject({ type: 'Available', status: 'True', message: 'all checks passed' });
+    expect(await must(r, ['get', 'apiservice', 'v1beta1.metrics.k8s.io'])).toMatch(/kube-system\/metrics-server\s+True\s/);
+    expect(await must(r, ['top', 'pods', '-n', 'kube-system'])).toMatch(/metrics-server-\S+\s+10m\s+100Mi/);
+  }, 90_000);
+
   it('an HPA scales a Deployment up on synthetic CPU and back down', async () => {
     await must(r, ['apply', '-f', '-'], deployment('busy', 'cpu=20m'));
     await must(r, ['apply', '-f', '-'], `apiVersion: autoscaling/v2
