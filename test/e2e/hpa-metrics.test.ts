@@ -63,6 +63,12 @@ describe('metrics.k8s.io, APIServices and the HorizontalPodAutoscaler', () => {
     const missing = await kubectl(r, ['top', 'pod', 'nope', '-n', NS]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('podmetrics.metrics.k8s.io "autoscale/nope" not found');
+    // A name carrying selector syntax finds nothing rather than another pod.
+    for (const name of ['web%2Cmetadata.name!%3Dx', 'a%5C', '%3D%3D']) {
+      const res = await http(r, 'GET', `/apis/metrics.k8s.io/v1beta1/namespaces/${NS}/pods/${name}`);
+      expect(res.status, name).toBe(404);
+      expect(res.json.reason).toBe('NotFound');
+    }
   }, 90_000);
 
   it('lists kube\'s local APIServices as Available, and marks one whose Service is missing Available=False', async () => {

@@ -29,9 +29,15 @@ const POD_METRICS_TARGET = { group: 'metrics.k8s.io', resource: 'podmetrics' };
 async function listAll(c: Context<AppEnv>, type: ResourceType, namespace: string, query = ''): Promise<Obj[]> {
   const res = await storeFor(c.env, type).list(groupResource(type), { namespace, query, format: { as: 'List' } });
   const body = await res.json() as Obj;
+  // A name no field selector can hold (a get's name is the user's path segment) names no pod or node.
+  if (res.status === 400 && query.startsWith('?fieldSelector=metadata.name')) return [];
   if (!res.ok) throw new StatusError(body as never);
   return Array.isArray(body.items) ? body.items : [];
 }
+
+// The store's own field selector narrows the read; the exact name is checked again on what comes back, so a
+// name written with selector syntax in it can only find nothing.
+const byName = (name: string) => `?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`;
 
 export async function metricsApi(c: Context<AppEnv>, type: ResourceType, info: ResourceRequest, url: URL): Promise<Response> {
   const now = Date.now();
@@ -43,12 +49,12 @@ export async function metricsApi(c: Context<AppEnv>, type: ResourceType, info: R
   };
   if (info.verb === 'get') {
     if (nodesAsked) {
-      const nodes = (await listAll(c, NODES, '', `?fieldSelector=${encodeURIComponent(`metadata.name=${info.name}`)}`)).filter(nodeReporting);
+      const nodes = (await listAll(c, NODES, '', byName(info.name))).filter((n) => n?.metadata?.name === info.name && nodeReporting(n));
       if (!nodes.length) throw new StatusError(notFound(NODE_METRICS_TARGET, info.name));
       const pods = await listAll(c, PODS, '', `?fieldSelector=${encodeURIComponent(`spec.nodeName=${info.name}`)}`);
       return reply([nodeMetrics(nodes[0], pods, now)], true);
     }
-    const pods = (await listAll(c, PODS, info.namespace, `?fieldSelector=${encodeURIComponent(`metadata.name=${info.name}`)}`)).filter(hasUsage);
+    const pods = (await listAll(c, PODS, info.namespace, byName(info.name))).filter((p) => p?.metadata?.name === info.name && hasUsage(p));
     if (!pods.length) throw new StatusError(notFound(POD_METRICS_TARGET, `${info.namespace}/${info.name}`));
     return reply([podMetrics(pods[0], now)], true);
   }
