@@ -2,6 +2,7 @@
 // reference from the same run with each target and whether it is met, the curve (fan-out against watchers,
 // creates against requests in flight) with its charts, and every run's details.
 
+import type { ApfResult } from './scenarios/apf';
 import type { RolloutResult } from './scenarios/rollout';
 import type { WriteResult } from './scenarios/writes';
 import type { ListResult } from './scenarios/lists';
@@ -28,6 +29,7 @@ export interface BenchResults {
   memory: MemoryResult[];
   canonical: CanonicalRow[];
   rollouts: RolloutResult[];
+  apf?: ApfResult[];
   errors: string[];
   notes: string[];
 }

@@ -1,7 +1,9 @@
 // Entry point of `npm run bench` (full: edgeplane as `npm start` runs it, beside etcd 3.4, a bare ws
 // broadcast and the runtime's own floors on workerd; 25 min on a busy 2-core machine) and `npm run
 // bench:smoke` (--smoke: small sizes, about a minute, exit 1 on any lost event or failed scenario).
-// Options: --only=idle,memory,fanout,writes,lists,resume,rollout  --systems=edgeplane,etcd,bare-ws,minimal-workerd
+// Options: --only=idle,memory,fanout,writes,lists,resume,rollout,apf  --systems=edgeplane,etcd,bare-ws,minimal-workerd
+//   --watchers=1000[,5000] (fan-out sizes; with it --http=, --direct= and --multi= add those runs)
+//   --apf=defaults,no-bucket,… (the flow-control variants, below); --apf-together runs them side by side
 
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,6 +22,7 @@ import { runResume, type Resumer } from './scenarios/resume';
 import { runMemory, describeMemory } from './scenarios/memory';
 import { idleReading, describeIdle } from './scenarios/idle';
 import { canonicalRows } from './scenarios/canonical';
+import { runApf, describeApf } from './scenarios/apf';
 import { renderMarkdown, renderCharts, checkTargets, type BenchResults } from './report';
 import { machineInfo, loadAverages, settle } from './lib/proc';
 import { eventJson, podJson } from './lib/objects';
@@ -32,7 +35,7 @@ const ROOT = join(BENCH, '..');
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]?.split(',');
-const only = new Set(opt('only') ?? ['idle', 'memory', 'fanout', 'writes', 'lists', 'resume', 'rollout']);
+const only = new Set(opt('only') ?? ['idle', 'memory', 'fanout', 'writes', 'lists', 'resume', 'rollout', 'apf']);
 // The smoke run leaves out etcd (no apt install in CI) and the bare broadcast.
 const systems = new Set(opt('systems') ?? (smoke ? ['edgeplane', MINIMAL_SYSTEM] : ['edgeplane', 'etcd', 'bare-ws', MINIMAL_SYSTEM]));
 
@@ -45,17 +48,18 @@ const ROLLOUT_NODES = 10;
 /** Sizes: each phase is bounded in count and time. */
 const S = smoke
   ? {
-    fanout: { watchers: [100], http: [100], direct: [100], rate: 20, events: (_w: number) => 20, idleEvents: 20, drainMs: 10_000 },
+    fanout: { watchers: [100], http: [100], direct: [100], multi: [] as number[], rate: 20, events: (_w: number) => 20, idleEvents: 20, drainMs: 10_000 },
     memory: { watchers: 100, settleMs: 500 },
     writes: { concurrency: [1, 8], count: 300, ms: 1500, users: 0, freshGateway: false },
     lists: { sizes: [20], samples: [20, 1000] },
     resume: { total: 100, behind: [50, 100] },
     rollout: { replicas: [3], nodes: 0, maxMs: 60_000 },
+    apf: { concurrency: 16, idleMs: 2000, floodMs: 3000, variants: opt('apf') ?? ['defaults'] },
     idleSettleMs: 1000,
   }
   : {
     // 200 events at W ≤ 1,000 (issue 20's scenario), then ≈ 100,000 deliveries a run.
-    fanout: { watchers: [100, 1000, 5000, 10000], http: [1000], direct: [1000], rate: 100, events: (w: number) => (w <= 1000 ? 200 : Math.max(10, Math.round(100_000 / w))), idleEvents: 100, drainMs: 60_000 },
+    fanout: { watchers: [100, 1000, 5000, 10000], http: [1000], direct: [1000], multi: [1000], rate: 100, events: (w: number) => (w <= 1000 ? 200 : Math.max(10, Math.round(100_000 / w))), idleEvents: 100, drainMs: 60_000 },
     memory: { watchers: 5000, settleMs: 2000 },
     // With the defaults, each phase on a fresh gateway: pods past what 3 simulated nodes hold stay Pending (the
     // scheduler retries them), so a phase after another would start with the earlier phases' backlog.
@@ -63,8 +67,22 @@ const S = smoke
     lists: { sizes: [1000, 10000], samples: [100, 4000] },
     resume: { total: 10000, behind: [1000, 10000] },
     rollout: { replicas: [1000], nodes: ROLLOUT_NODES, maxMs: 600_000 },
+    // One ServiceAccount's flood beside another user's and system traffic's probes (scenarios/apf.ts), each
+    // variant on a fresh gateway with the defaults (control loops on): flow control and the per-user token
+    // bucket together, without the bucket, and with kube's 600 seats or 10 per isolate.
+    apf: { concurrency: 64, idleMs: 10_000, floodMs: 20_000, variants: opt('apf') ?? ['defaults', 'no-bucket', 'c600', 'c10'] },
     idleSettleMs: 10_000,
   };
+
+// A part of the fan-out curve (does not overwrite RESULTS.md): --watchers=1000 runs W=1,000 WebSocket only;
+// --http=1000, --direct=1000 and --multi=1000 (edgeplane's multi-event WebSocket opt-in) add those runs.
+const sizeList = (name: string) => opt(name)?.filter((x) => x !== '').map(Number);
+if (opt('watchers')) {
+  S.fanout.watchers = sizeList('watchers') ?? [];
+  S.fanout.http = sizeList('http') ?? [];
+  S.fanout.direct = sizeList('direct') ?? [];
+  S.fanout.multi = sizeList('multi') ?? [];
+}
 
 const results: BenchResults = {
   kind: smoke ? 'smoke' : 'full',
@@ -74,7 +92,7 @@ const results: BenchResults = {
   versions: versions(),
   source: source(),
   settings: { ...S, fanout: { ...S.fanout, events: S.fanout.watchers.map((w) => S.fanout.events(w)) }, listenerMaxConnections: LISTENER_MAX_CONNECTIONS, etcdWatchersPerStream: WATCHERS_PER_STREAM },
-  idle: [], writes: [], lists: [], fanout: [], resume: [], memory: [], canonical: [], rollouts: [], errors: [], notes: [],
+  idle: [], writes: [], lists: [], fanout: [], resume: [], memory: [], canonical: [], rollouts: [], apf: [], errors: [], notes: [],
 };
 const t0 = performance.now();
 
@@ -258,6 +276,8 @@ async function benchDefaults(): Promise<void> {
         for (const w of S.fanout.http) runs.push(['http', PORT, w, false]);
         // The same through workerd's port: what the dual listener costs (direct), and the replica path (smoke).
         for (const w of S.fanout.direct) runs.push(['ws', DIRECT, w, smoke]);
+        // edgeplane's own client and console: several events per WebSocket message (a row of its own).
+        for (const w of S.fanout.multi) runs.push(['ws multi-event', PORT, w, false]);
         for (const [transport, path, w, spread] of runs) await fanout(heap(edgeplaneFanout(ep, transport, path, spread)), plan(w, true));
         // W = 0: the store's own cost per write, the baseline of the canonical-load table.
         await fanout(edgeplaneFanout(ep, 'ws', PORT), { ...plan(0), events: S.fanout.idleEvents, drainMs: 1000 });
@@ -270,6 +290,51 @@ async function benchDefaults(): Promise<void> {
       inspector.close();
     }
   });
+}
+
+// API Priority and Fairness variants (scenarios/apf.ts): the token bucket is switched off by raising it past reach.
+// --apf=<names> picks some. `-c<n>`: APF_CONCURRENCY=n.
+const NO_BUCKET = { RATE_LIMIT_QPS: '1000000', RATE_LIMIT_BURST: '10000000' };
+const APF_VARIANTS: Record<string, Record<string, string>> = {
+  defaults: {},
+  'no-bucket': NO_BUCKET,
+  'no-bucket-c600': { ...NO_BUCKET, APF_CONCURRENCY: '600' },
+  'no-bucket-c50': { ...NO_BUCKET, APF_CONCURRENCY: '50' },
+  'no-bucket-c20': { ...NO_BUCKET, APF_CONCURRENCY: '20' },
+  'no-bucket-c10': { ...NO_BUCKET, APF_CONCURRENCY: '10' },
+  'c20': { APF_CONCURRENCY: '20' },
+  'c10': { APF_CONCURRENCY: '10' },
+  'c600': { APF_CONCURRENCY: '600' },
+};
+
+/** One ServiceAccount floods; another user's and system traffic's latency idle and during (issue 23). */
+async function benchApf(): Promise<void> {
+  if (args.includes('--apf-together')) {
+    // Side by side: every variant's gateway at once, flooded and probed in the same seconds, so the machine's other
+    // load falls on all of them alike (compare the variants' figures with each other).
+    // Started one after another (two builds of one checkout at once would write the same bundle).
+    const eps: Edgeplane[] = [];
+    try {
+      for (const label of S.apf.variants) eps.push(await Edgeplane.start({ label: `apf: ${label}`, vars: APF_VARIANTS[label] ?? {} }));
+      log(`apf side by side: ${eps.map((ep) => `${ep.label} on ${ep.url}`).join(', ')}`);
+      await Promise.all(eps.map((ep) => step(`apf ${ep.label}`, async () => {
+        const r = await runApf(ep, S.apf);
+        log(describeApf(r));
+        results.apf!.push(r);
+      })));
+    } finally {
+      await Promise.all(eps.map((ep) => ep.stop()));
+    }
+    return;
+  }
+  for (const label of S.apf.variants) {
+    await step(`apf ${label}`, () => withEdgeplane({ label: `apf: ${label}`, vars: APF_VARIANTS[label] ?? {} }, async (ep) => {
+      log(`settled ${await settle(ep.workerdPid, 30_000)} ms before the flood`);
+      const r = await runApf(ep, S.apf);
+      log(describeApf(r));
+      results.apf!.push(r);
+    }));
+  }
 }
 
 /** Creates with the defaults; the control loops (scheduler, kubelets, events) react to each pod meanwhile. */
@@ -414,6 +479,7 @@ async function main(): Promise<void> {
     }
     if (!smoke && ['writes', 'lists', 'resume'].some((x) => only.has(x))) await step('edgeplane store only', benchStoreOnly);
     if (!smoke && only.has('rollout')) await step('edgeplane rollout', benchRollout);
+    if (only.has('apf')) await step('edgeplane apf', benchApf);
   }
   results.canonical = canonicalRows(results.fanout);
   results.durationSeconds = round((performance.now() - t0) / 1000);

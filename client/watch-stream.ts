@@ -35,6 +35,10 @@ const PING_EVERY_BYTES = 4 * 1024 * 1024;
 // Offered next to the token protocol: the server echoes one non-token protocol, and browsers fail a
 // handshake whose answer names no protocol they offered.
 const ECHO_PROTOCOL = 'base64.binary.k8s.io';
+// Offered first: edgeplane then sends several events per message when they come together (a burst, a replay),
+// which costs its runtime one message instead of one per event. kube-apiserver does not know it and echoes
+// ECHO_PROTOCOL; either way each message holds whole newline-ended events. (contract/headers.ts MULTI_EVENT_PROTOCOL)
+export const MULTI_EVENT_PROTOCOL = 'multi-event.watch.edgeplane.dev';
 
 export function watchUrl(o: WatchStreamOptions): URL {
   return apiUrl(o.server, o.path, {
@@ -153,7 +157,7 @@ async function* socketStream(o: WatchStreamOptions): AsyncGenerator<WatchEvent, 
 
   let ws: ReturnType<typeof construct>;
   function construct(C: WebSocketConstructor) {
-    const protocols = o.token ? [bearerProtocol(o.token), ECHO_PROTOCOL] : [ECHO_PROTOCOL];
+    const protocols = o.token ? [bearerProtocol(o.token), MULTI_EVENT_PROTOCOL, ECHO_PROTOCOL] : [MULTI_EVENT_PROTOCOL, ECHO_PROTOCOL];
     return new C(socketUrl(watchUrl(o)), protocols);
   }
   try {
@@ -180,7 +184,7 @@ async function* socketStream(o: WatchStreamOptions): AsyncGenerator<WatchEvent, 
         // closing: the close handler ends the stream
       }
     }
-    // One event per message, with its trailing newline; split anyway in case a server batches.
+    // Each message holds whole events, one per line: one (kube-apiserver) or several (MULTI_EVENT_PROTOCOL).
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       const parsed = parseEventLine(line);

@@ -23,3 +23,11 @@ export const CRD_REVISION_HEADER = 'x-edgeplane-crd-revision';
 export const LOCATION_HEADER = 'x-edgeplane-location';
 /** Client → Worker (system:masters only): the replica index within that location. */
 export const REPLICA_INDEX_HEADER = 'x-edgeplane-replica-index';
+
+/**
+ * Client → store or replica, as a WebSocket subprotocol offered before any other (the Worker echoes the first
+ * non-token one): send several watch events per message, each a newline-ended JSON line, as an HTTP stream's
+ * chunks do. edgeplane's own client and console offer it (client/watch-stream.ts); kube clients do not, and
+ * keep one event per message. kube-apiserver does not know it and echoes the next protocol offered.
+ */
+export const MULTI_EVENT_PROTOCOL = 'multi-event.watch.edgeplane.dev';

@@ -70,6 +70,7 @@ export interface StoreStats extends CacheStats {
   replicas: string[]; // every subscriber: replicas and authorizer shards (names.ts tells them apart)
   writes: number;
   messagesSent: number;
+  watchersAtWake: number; // WebSocket watchers still connected when this object last started: non-zero after a wake from hibernation
 }
 
 /** Watches arrive by `fetch` (HTTP streaming or a WebSocket upgrade), with the target in headers.ts's headers. */
@@ -108,6 +109,7 @@ export interface ReplicaStats extends CacheStats {
   eventsReceived: number;
   pushesReceived: number;
   resyncs: number;
+  watchersAtWake: number; // as StoreStats'
 }
 
 /** A watch-cache replica near its clients: watches by `fetch`, and lists of the latest state. */

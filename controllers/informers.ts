@@ -67,6 +67,8 @@ export interface InformerSource {
   onError?: (resource: string, e: unknown) => void;
   resyncPeriodMs?: number; // default RESYNC_PERIOD_MS; 0: never
   random?: () => number; // the resync jitter (tests)
+  /** Fault tests only: whether to lose this event of `groupResource` ("core/pods") on its way to one handler. */
+  dropEvent?: (groupResource: string) => boolean;
 }
 
 /**
@@ -105,9 +107,13 @@ class ApiInformer implements SharedInformer {
   private readonly cache = new IndexedCache();
   readonly informer: Informer;
   metadataOnly: boolean; // fixed when the informer starts
+  private readonly groupResource: string;
+  private readonly dropEvent?: (groupResource: string) => boolean;
 
   constructor(ref: ResourceRef, source: InformerSource, metadata: boolean) {
     this.metadataOnly = metadata;
+    this.groupResource = `${ref.group || 'core'}/${ref.resource}`;
+    this.dropEvent = source.dropEvent;
     const self = this; // the mode is read as the informer lists, so a later for() can still ask for whole objects
     const fetch: typeof source.fetch = (input, init) => {
       if (!self.metadataOnly) return source.fetch(input, init);
@@ -138,9 +144,14 @@ class ApiInformer implements SharedInformer {
   hasSynced = () => this.informer.hasSynced();
 
   addHandlers(h: Handlers): void {
-    if (h.add) this.informer.on('add', h.add);
-    if (h.update) this.informer.on('update', h.update);
-    if (h.delete) this.informer.on('delete', h.delete);
+    const drop = this.dropEvent;
+    const gr = this.groupResource;
+    // With a fault hook, each handler may lose an event the cache still took (a controller that missed it): only
+    // a resync, or a later event of the same object, tells it again.
+    const maybe = <A extends unknown[]>(f: (...a: A) => void) => (drop ? (...a: A) => { if (!drop(gr)) f(...a); } : f);
+    if (h.add) this.informer.on('add', maybe(h.add));
+    if (h.update) this.informer.on('update', maybe(h.update));
+    if (h.delete) this.informer.on('delete', maybe(h.delete));
   }
 }
 

@@ -44,6 +44,8 @@ export interface ManagerOptions {
   nodeMonitorGraceSeconds?: number; // node lifecycle: Lease silence before a node is Unknown (default 40)
   loadBalancerPool?: string; // LOAD_BALANCER_POOL: the CIDR LoadBalancer Services get addresses from ('' or bad: none)
   rootCaCert?: string; // ROOT_CA_CERT: ca.crt of every namespace's kube-root-ca.crt
+  resyncSeconds?: number; // CONTROLLER_RESYNC_SECONDS: the informers' resync period (default informers.ts RESYNC_PERIOD_MS)
+  dropEvent?: (groupResource: string) => boolean; // fault tests: lose an event on its way to a handler
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice). It reads
@@ -166,6 +168,7 @@ export class ControllerManager {
     const informers = new InformerFactory({
       server: this.o.server, token: await this.o.tokenFor(CONTROLLER_MANAGER_USER), fetch: this.o.fetch,
       onError: (resource, e) => console.error(`informer ${resource}: ${(e as Error).message}`),
+      resyncPeriodMs: this.o.resyncSeconds === undefined ? undefined : this.o.resyncSeconds * 1000, dropEvent: this.o.dropEvent,
     });
     const pods = informers.for(RESOURCES.pods);
     const replicaSets = informers.for(RESOURCES.replicasets);

@@ -1,7 +1,7 @@
 // Canonical layer: the objects a store holds from its first start, and what every start reconciles — the system
 // namespaces, kube 1.32's bootstrap RBAC policy (core/rbac/bootstrap-policy.ts), the `kubernetes` Service with its
-// Endpoints and EndpointSlice, the system PriorityClasses, a default StorageClass, the local APIServices, plus the one binding edgeplane's
-// own components need. kube-apiserver does the same at each start (the system namespaces controller and the
+// Endpoints and EndpointSlice, the system PriorityClasses, a default StorageClass, the local APIServices, plus the
+// one binding edgeplane's own components need. kube-apiserver does the same at each start (the system namespaces controller and the
 // rbac/bootstrap-roles post-start hook): missing objects are created, autoupdate ones completed (core/rbac/reconcile.ts).
 
 import { aggregateAll } from './rbac/aggregation';
@@ -12,6 +12,10 @@ import {
 import { reconcileBinding, reconcileRole, type Reconciled } from './rbac/reconcile';
 import { SYSTEM_PRIORITY_CLASSES } from './priority-classes';
 import { localApiServices } from './apiservices';
+import {
+  MANDATORY_FLOW_SCHEMAS, MANDATORY_NAMES, MANDATORY_PRIORITY_LEVELS, reconcileFlowControl, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS,
+  type FlowSchema, type PriorityLevelConfiguration,
+} from './flowcontrol/bootstrap';
 
 /**
  * edgeplane's own bindings, for identities kube does not have in this form. The simulated kubelets are kube's node
@@ -109,6 +113,9 @@ export const SEEDS: Record<string, object[]> = {
   'storage.k8s.io/storageclasses': [DEFAULT_STORAGE_CLASS],
   // kube-aggregator's autoregister controller: a local APIService for every group version served built in.
   'apiregistration.k8s.io/apiservices': localApiServices(),
+  // API Priority and Fairness (core/flowcontrol/bootstrap.ts): kube's config-producer post-start hook.
+  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS],
+  'flowcontrol.apiserver.k8s.io/flowschemas': [...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS],
 };
 
 /**
@@ -144,7 +151,10 @@ export function bootstrapWrites(groupResource: string, read: (namespace: string,
     let result: Reconciled<object>;
     if (kind === 'clusterroles' || kind === 'roles') result = reconcileRole(stored, seed as BootstrapRole);
     else if (kind === 'clusterrolebindings' || kind === 'rolebindings') result = reconcileBinding(stored, seed as BootstrapBinding);
-    else result = stored === undefined ? { op: 'create', object: seed } : { op: 'none' };
+    else if (groupResource === 'flowcontrol.apiserver.k8s.io/flowschemas') result = reconcileFlowControl(stored, seed as FlowSchema, MANDATORY_NAMES.flowSchemas.has(name));
+    else if (groupResource === 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations') {
+      result = reconcileFlowControl(stored, seed as PriorityLevelConfiguration, MANDATORY_NAMES.priorityLevels.has(name));
+    } else result = stored === undefined ? { op: 'create', object: seed } : { op: 'none' };
     if (result.op === 'recreate') out.push({ verb: 'delete', namespace, name });
     if (result.op === 'create' || result.op === 'recreate') out.push({ verb: 'create', namespace, body: JSON.stringify(result.object) });
     if (result.op === 'update') out.push({ verb: 'update', namespace, name, body: JSON.stringify(result.object) });

@@ -9,9 +9,10 @@ import { requireSettings, type Settings } from '../core/settings';
 import { internalToken } from '../core/auth/internal-identity';
 import { ControllerManager, type ManagerStats } from '../controllers/manager';
 import type { ProxyRules } from '../controllers/kube-proxy';
-import { REAL_CLOCK } from '../controllers/clock';
+import { REAL_CLOCK, type Clock } from '../controllers/clock';
 import type { Bindings } from '../contract/bindings';
 import type { ControllerManagerRpc } from '../contract/rpc';
+import { clockSkewMs, fired } from '../contract/failpoints';
 
 /** What the manager needs of the Worker it runs beside. */
 export interface FrontDoor {
@@ -24,6 +25,10 @@ export interface FrontDoor {
 }
 
 const KEEPALIVE_MS = 5_000;
+
+// The loops' clock: the real one, off by the clock.skew failpoint while a fault test arms it (contract/failpoints.ts;
+// unarmed, one check of an empty map). Timers keep real time, as a skewed wall clock's would.
+const LOOPS_CLOCK: Clock = { ...REAL_CLOCK, now: () => Date.now() + clockSkewMs() };
 // In-process requests need a host; nothing routes on it.
 const INTERNAL_SERVER = 'https://edgeplane.internal';
 
@@ -77,7 +82,9 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
           server: INTERNAL_SERVER,
           fetch: (input, init) => Promise.resolve(frontDoor.fetch(new Request(input, init), this.env, executionCtx as unknown as ExecutionContext)),
           tokenFor: (username) => internalToken(key, username),
-          clock: REAL_CLOCK,
+          clock: LOOPS_CLOCK,
+          resyncSeconds: this.settings.controllerResyncSeconds,
+          dropEvent: (gr) => fired('informer.drop-event', gr),
           identity: `edgeplane-controller-manager_${id}`,
           simulatedNodes: this.settings.simulatedNodes,
           eventTTLSeconds: this.settings.eventTtlSeconds,

@@ -44,9 +44,12 @@ export class ResourceStore extends DurableObject<Bindings> implements StoreRpc {
   private commits!: CommitPath;
   private writes!: StoreWrites;
   private serviceAllocations?: ServiceAllocations; // Services only (core/admission/service-ranges.ts)
+  // Sockets that outlived the previous instance: this one woke from hibernation with them (load restores them).
+  private readonly watchersAtWake: number;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
+    this.watchersAtWake = ctx.getWebSockets().length;
     this.settings = requireSettings(env);
     this.log = new CanonicalLog(ctx.storage.sql);
     this.fence = new NamespaceFence(ctx.storage.sql);
@@ -191,6 +194,7 @@ export class ResourceStore extends DurableObject<Bindings> implements StoreRpc {
       replicas: this.replication.names(),
       writes: this.commits.writes,
       messagesSent: this.replication.messagesSent,
+      watchersAtWake: this.watchersAtWake,
     };
   }
 

@@ -18,5 +18,6 @@ export function convertingSink(sink: Sink, from: string, to: string): Sink {
     close: () => sink.close(),
   };
   if (sink.heartbeat) out.heartbeat = () => sink.heartbeat!();
+  if (sink.flush) out.flush = (join) => sink.flush!(join);
   return out;
 }

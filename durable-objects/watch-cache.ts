@@ -43,6 +43,9 @@ export class WatchCache {
   readonly server: WatchServer;
   revision: number;
   private readonly waiters = new RevisionWaiters();
+  // Log reads under way, by (after, limit): watchers that open from the same revision behind the window (a
+  // thousand from one list's resourceVersion) share one read, one parse, and the frames cached on its events.
+  private readonly logReads = new Map<string, Promise<WatchEvent[]>>();
   private alarmAt: number | undefined;
   private tableFallbacks = 0;
   /** A custom type's schema defaults, applied where an entry's served JSON is made (core/crd/read-defaults.ts). */
@@ -66,7 +69,7 @@ export class WatchCache {
       compacted: o.compacted,
       window: this.window,
       entries: (namespace) => this.state.range(namespacePrefix(namespace)),
-      readLog: async (after, limit) => (await o.readLog(after, limit)).map((row) => this.event(row, 0)),
+      readLog: (after, limit) => this.sharedLogRead(after, limit),
       waitFor: (revision, ms) => this.waiters.wait(revision, ms),
       table: (json, headers) => JSON.stringify(toTableIsolated(this.o.type, [JSON.parse(json)], { now: Date.now(), noHeaders: !headers }, this.onRenderError)),
       triggerOf: type.watchIndexField ? (fields) => fields[type.watchIndexField!] : undefined,
@@ -135,6 +138,22 @@ export class WatchCache {
       object: this.entry(row.key, row.revision, servedJson ?? row.value, obj, servedJson !== undefined),
       prev: prev ?? (row.prev_value === null ? undefined : this.entry(row.key, 0, row.prev_value)),
     };
+  }
+
+  /**
+   * Events after `after` from the canonical log, shared with any read of the same range still under way. Its
+   * answer is the log as it was when the read began; the hub reads on from there until it reaches the window.
+   */
+  private sharedLogRead(after: number, limit: number): Promise<WatchEvent[]> {
+    const key = `${after}/${limit}`;
+    let read = this.logReads.get(key);
+    if (!read) {
+      read = this.o.readLog(after, limit).then((rows) => rows.map((row) => this.event(row, 0)));
+      this.logReads.set(key, read);
+      const done = () => this.logReads.delete(key);
+      read.then(done, done);
+    }
+    return read;
   }
 
   /** Applies the next change: state, window, live watchers, waiting reads, in that order. */

@@ -10,7 +10,7 @@ import { parseWatchRequest, type WatchTarget } from '../core/watch/request';
 import { WatchQuota, type QuotaHolder } from '../core/watch/quota';
 import type { Sink, Watcher, WatchHub, WatchRequest } from '../core/watch/hub';
 import type { Settings } from '../core/settings';
-import { API_VERSION_HEADER, WATCH_HEADERS } from '../contract/headers';
+import { API_VERSION_HEADER, MULTI_EVENT_PROTOCOL, WATCH_HEADERS } from '../contract/headers';
 import { delayableSink, socketSink, streamSink, StreamFlusher, type SocketBudget } from './watch-sinks';
 import { convertingSink } from './version-sink';
 import { failed } from './served-type';
@@ -38,6 +38,7 @@ interface SocketAttachment {
   deadline: number;
   user?: string; // counted in the watch quota (with target.namespace); absent: a system component
   apiVersion?: string; // a CRD version other than the storage one (version-sink.ts)
+  multi?: true; // the client chose MULTI_EVENT_PROTOCOL: several events per message
 }
 
 export class WatchServer {
@@ -130,7 +131,7 @@ export class WatchServer {
         const parsed = parseWatchRequest(this.cache.type(), a.target, { now, minTimeoutSeconds: 0, random: () => 0 });
         const req: WatchRequest = { ...parsed, deadline: a.deadline, initialEvents: false, watchList: false, after: seenUpTo ?? this.cache.revision() };
         // A WebSocket's close reaches the object by itself: nothing to probe.
-        const sink = releasing(this.inVersion(this.faulty(socketSink(ws, this.budget)), a.apiVersion), this.quota.restore(a.user, a.target.namespace, { probe: () => undefined }));
+        const sink = releasing(this.inVersion(this.faulty(socketSink(ws, this.budget, a.multi === true)), a.apiVersion), this.quota.restore(a.user, a.target.namespace, { probe: () => undefined }));
         this.track(ws, this.cache.hub.start(req, sink, now));
       } catch (e) {
         console.error('could not restore watcher', e);
@@ -182,8 +183,12 @@ export class WatchServer {
     const kept: SocketAttachment = { target: attachment.target, deadline: attachment.deadline };
     if (attachment.user !== undefined) kept.user = attachment.user;
     if (attachment.apiVersion) kept.apiVersion = attachment.apiVersion;
+    // The Worker echoes the first protocol the client offered besides its token; offering this one first
+    // asks for several events per message (kube clients never offer it, so they keep one per message).
+    const multi = protocol === MULTI_EVENT_PROTOCOL;
+    if (multi) kept.multi = true;
     server.serializeAttachment(kept);
-    this.track(server, this.cache.hub.start(req, releasing(this.inVersion(this.faulty(socketSink(server, this.budget)), attachment.apiVersion), release), now));
+    this.track(server, this.cache.hub.start(req, releasing(this.inVersion(this.faulty(socketSink(server, this.budget, multi)), attachment.apiVersion), release), now));
     const headers: Record<string, string> = {};
     if (protocol) headers['sec-websocket-protocol'] = protocol;
     return new Response(null, { status: 101, webSocket: client, headers });

@@ -1,7 +1,8 @@
 // Broadcast layer: the two transports a watcher's frames leave by. Both carry the same frames; an HTTP
-// stream sends the bytes encoded once per frame, a WebSocket the text, one event per message.
+// stream sends the bytes encoded once per frame, a WebSocket the text: one event per message, or for clients
+// that opted in (MULTI_EVENT_PROTOCOL) the events of one turn in one message.
 
-import { frameBytes, type Frame } from '../core/watch/event';
+import { frameBytes, type Frame, type FrameJoin } from '../core/watch/event';
 import type { Sink } from '../core/watch/hub';
 import { failpointSleep } from '../contract/failpoints';
 
@@ -155,41 +156,103 @@ export interface SocketBudget {
   closed(ws: WebSocket): void; // the hub closed this watcher: forget the socket
 }
 
-/** A hibernatable WebSocket, one event per message, within its send budget. */
-export function socketSink(ws: WebSocket, budget: SocketBudget): Sink {
-  let unacked = 0;
-  let since = Date.now();
-  return {
-    full: () => false,
-    drained: () => Promise.resolve(true),
-    send(frame: Frame): boolean {
-      const size = frameBytes(frame).byteLength; // encoded once per frame, shared by every watcher
-      if (unacked + size > budget.budgetBytes && unacked > 0) {
-        const heard = budget.lastHeard(ws);
-        if (heard < since) {
-          budget.stalled();
-          return false;
-        }
-        unacked = 0;
-        since = Date.now();
-      }
-      try {
-        ws.send(frame.text);
-      } catch {
+// A multi-event message holds at most this much (more frames wait for the next message); one frame larger than
+// this still goes alone, as it would one event per message.
+export const MULTI_EVENT_MESSAGE_BYTES = 64 * 1024;
+
+export const plainJoin: FrameJoin = (frames) => {
+  let text = '';
+  for (const f of frames) text += f.text;
+  return text;
+};
+
+/**
+ * A hibernatable WebSocket within its send budget: one event per message (kube clients), or with `multi` the
+ * frames of one turn as one message of newline-ended lines, sent when the hub flushes. workerd's cost is per
+ * message (the profile's native `send`): a burst of events then costs one message per watcher. Classes, not
+ * closures: an idle watcher holds one small object, its methods shared.
+ */
+export function socketSink(ws: WebSocket, budget: SocketBudget, multi = false): Sink {
+  return multi ? new MultiEventSocketSink(ws, budget) : new SocketSink(ws, budget);
+}
+
+class SocketSink implements Sink {
+  private unacked = 0;
+  private since = Date.now();
+
+  constructor(protected readonly ws: WebSocket, private readonly budget: SocketBudget) {}
+
+  full(): boolean {
+    return false;
+  }
+
+  drained(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  send(frame: Frame): boolean {
+    const size = frameBytes(frame).byteLength; // encoded once per frame, shared by every watcher
+    if (this.unacked + size > this.budget.budgetBytes && this.unacked > 0) {
+      const heard = this.budget.lastHeard(this.ws);
+      if (heard < this.since) {
+        this.budget.stalled();
         return false;
       }
-      unacked += size;
-      return true;
-    },
-    close() {
-      budget.closed(ws);
-      try {
-        ws.close(1000, 'watch closed');
-      } catch {
-        // already closed by the client
-      }
-    },
-  };
+      this.unacked = 0;
+      this.since = Date.now();
+    }
+    if (!this.write(frame, size)) return false;
+    this.unacked += size;
+    return true;
+  }
+
+  protected write(frame: Frame, _size: number): boolean {
+    try {
+      this.ws.send(frame.text);
+    } catch {
+      return false;
+    }
+    return true;
+  }
+
+  close(): void {
+    this.budget.closed(this.ws);
+    try {
+      this.ws.close(1000, 'watch closed');
+    } catch {
+      // already closed by the client
+    }
+  }
+}
+
+class MultiEventSocketSink extends SocketSink {
+  private pending: Frame[] = [];
+  private pendingBytes = 0;
+
+  protected override write(frame: Frame, size: number): boolean {
+    if (this.pendingBytes + size > MULTI_EVENT_MESSAGE_BYTES && !this.flush(plainJoin)) return false;
+    this.pending.push(frame);
+    this.pendingBytes += size;
+    return true;
+  }
+
+  flush(join: FrameJoin): boolean {
+    if (this.pending.length === 0) return true;
+    const frames = this.pending; // replaced, never mutated: `join` may keep it to compare with the next watcher's
+    this.pending = [];
+    this.pendingBytes = 0;
+    try {
+      this.ws.send(join(frames));
+    } catch {
+      return false;
+    }
+    return true;
+  }
+
+  override close(): void {
+    this.flush(plainJoin); // what the turn held goes before the close, in order
+    super.close();
+  }
 }
 
 const BOOKMARK_PREFIX = '{"type":"BOOKMARK"';
@@ -217,6 +280,12 @@ export function delayableSink(inner: Sink, store: string, limitBytes: number): S
         failed = true;
       }
     }
+    // Released after the hub's flush of their turn: a sink that holds frames sends them now.
+    try {
+      if (!failed && inner.flush && !inner.flush(plainJoin)) failed = true;
+    } catch {
+      failed = true;
+    }
   };
   const sink: Sink = {
     send(frame: Frame): boolean {
@@ -240,5 +309,6 @@ export function delayableSink(inner: Sink, store: string, limitBytes: number): S
     },
   };
   if (inner.heartbeat) sink.heartbeat = () => { if (held.length === 0) inner.heartbeat!(); };
+  if (inner.flush) sink.flush = (join) => inner.flush!(join);
   return sink;
 }

@@ -2,11 +2,11 @@
 
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { buildUi } from './build-ui';
+import { BUNDLE, ROOT } from './root';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const BUNDLE = join(ROOT, 'dist', 'worker.js');
+export { BUNDLE, ROOT };
 
 export async function bundleWorker(): Promise<string> {
   await buildUi();

@@ -2,12 +2,12 @@
 // of ~6), with Durable Object state persisted on disk. Used by `npm start`, the e2e tests and benchmarks.
 
 import { Miniflare } from 'miniflare';
-import { unstable_getMiniflareWorkerOptions } from 'wrangler';
-import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
-import { bundleWorker, ROOT } from './build';
+import { delimiter, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { ROOT } from './root';
 import { defaultLimits, listenDual, localCertificate, type ListenerLimits } from './dual-listener';
 import { kubeconfigText } from './kubeconfig-file';
+import { wranglerWorkerOptions } from './wrangler-options';
 
 export interface GatewayOptions {
   port: number; // 0 picks a free port
@@ -40,8 +40,9 @@ export interface Gateway {
 }
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
-  const scriptPath = opts.scriptPath ?? (await bundleWorker());
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
+  // The bundler is loaded only when this process bundles (npm start bundles in a child: scripts/build.ts).
+  const scriptPath = opts.scriptPath ?? (await (await import('./build')).bundleWorker());
+  const workerOptions = wranglerWorkerOptions(join(ROOT, 'wrangler.toml'), ROOT);
   const bindings: Record<string, unknown> = { ...workerOptions.bindings };
   for (const name of SECRETS) delete bindings[name];
   // The local listener's self-signed certificate is the cluster's CA: kube-root-ca.crt publishes it.
@@ -56,11 +57,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     compatibilityDate: workerOptions.compatibilityDate,
     compatibilityFlags: workerOptions.compatibilityFlags,
     durableObjects: workerOptions.durableObjects,
-    bindings: bindings as typeof workerOptions.bindings,
+    bindings: bindings as Record<string, string>,
     durableObjectsPersist: join(opts.persistDir, 'durable-objects'),
     host: '127.0.0.1',
     port: 0,
     ...(opts.inspectorPort === undefined ? {} : { inspectorPort: opts.inspectorPort }),
+    ...webhookTrust(),
   };
   const mf = new Miniflare(options);
   const upstream = await mf.ready;
@@ -83,6 +85,21 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     stop: async () => {
       await listener.close();
       await mf.dispose();
+    },
+  };
+}
+
+/**
+ * Admission webhooks are called with the Workers runtime's fetch, which trusts public CAs only (a webhook's
+ * caBundle cannot be applied). Locally, EDGEPLANE_TRUSTED_CAS lists PEM files (path-separated) whose CAs the
+ * gateway's outbound fetch trusts besides them, so a webhook on loopback with a self-signed certificate works.
+ */
+function webhookTrust(): { outboundService?: { network: { allow: string[]; tlsOptions: { trustBrowserCas: boolean; trustedCertificates: string[] } } } } {
+  const files = (process.env.EDGEPLANE_TRUSTED_CAS ?? '').split(delimiter).filter(Boolean);
+  if (!files.length) return {};
+  return {
+    outboundService: {
+      network: { allow: ['public', 'private', 'local'], tlsOptions: { trustBrowserCas: true, trustedCertificates: files.map((f) => readFileSync(f, 'utf8')) } },
     },
   };
 }

@@ -1,9 +1,12 @@
-// Front door: impersonation, rate limiting and authorization, before anything reaches a store. Every request,
+// Front door: impersonation, flow control (worker/flowcontrol.ts), rate limiting and authorization, before anything reaches a store. Every request,
 // watches included, is decided by the (effective) user's authorizer shard in one call — the `impersonate` checks of
 // an impersonating request ride in the same call — and denials are kube-apiserver's 403.
 
-import type { MiddlewareHandler } from 'hono';
-import { parseResourcePath } from '../core/request-info';
+import type { Context, MiddlewareHandler } from 'hono';
+import { parseResourcePath, type ResourceRequest } from '../core/request-info';
+import type { RequestAttributes } from '../core/rbac/rules';
+import { groupResource } from '../core/registry';
+import { enterFlowControl } from './flowcontrol';
 import { resourceAttributes } from '../core/rbac/request-attributes';
 import { queryBool } from '../core/query-bool';
 import { forbidden, forbiddenPath, statusResponse, tooManyRequests } from '../core/status';
@@ -38,15 +41,39 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
     // kube's privileged-group authorizer allows system:masters to impersonate anyone without asking RBAC.
     if (!isPrivileged(requester)) impersonation = { requester, checks: parsed.requests.map(impersonationAttributes) };
   }
-  const proceed = (reason: string) => {
+  const proceed = async (reason: string): Promise<undefined> => {
     if (parsed.kind === 'requests') {
       c.set('user', user);
       c.set('impersonator', requester);
       auditImpersonation(c, user);
     }
     auditDecision(c, true, reason);
-    return next();
+    await next();
+    return undefined;
   };
+  // Flow control (kube's WithPriorityAndFairness, between impersonation and authorization; worker/flowcontrol.ts).
+  // An impersonating request is charged to whoever sent it: the impersonation is not yet allowed here, and naming
+  // system:masters must not buy a way around the queues.
+  const flow = await enterFlowControl(c, {
+    user: impersonation ? requester : user, attrs, query: url.searchParams,
+    groupResource: info?.type ? groupResource(info.type) : undefined,
+  });
+  if (flow instanceof Response) return flow;
+  try {
+    const early = await decide(c, user, attrs, info, parsed.kind === 'requests', impersonation, requester, proceed);
+    if (early) return flow.stamp(early);
+    const stamped = flow.stamp(c.res);
+    if (stamped !== c.res) c.res = stamped;
+  } finally {
+    flow.done(); // a watch's seats go once its response is made, as kube's are released once it is initialized
+  }
+};
+
+/** The authorizer's decision: proceeds (undefined, the response in c.res) or answers 429/403. */
+async function decide(
+  c: Context<AppEnv>, user: UserInfo, attrs: RequestAttributes, info: ResourceRequest | undefined, impersonating: boolean,
+  impersonation: Impersonation | undefined, requester: UserInfo, proceed: (reason: string) => Promise<undefined>,
+): Promise<Response | undefined> {
   // kube's privileged-group authorizer: system:masters is allowed before RBAC (and flow control) is
   // consulted, so no RBAC state — every binding deleted, a bad object stored — can lock it out.
   if (isPrivileged(user) && !impersonation) return proceed('');
@@ -71,11 +98,11 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
     const refused = impersonation.checks[decision.impersonation];
     return statusResponse(forbidden({ group: refused.apiGroup, resource: refused.resource }, refused.name, decision.reason));
   }
-  if (parsed.kind === 'requests') auditImpersonation(c, user);
+  if (impersonating) auditImpersonation(c, user);
   auditDecision(c, false, decision.decisionReason);
   if (!info) return statusResponse(forbiddenPath(decision.reason));
   return statusResponse(forbidden({ group: info.group, resource: info.resource }, info.name, decision.reason));
-};
+}
 
 /** Users are spread over AUTHZ_SHARDS authorizers by a hash of their name; each follows RBAC itself. */
 export function authorizerFor(env: Bindings, settings: Settings, user: UserInfo) {

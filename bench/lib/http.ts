@@ -7,6 +7,7 @@ export interface HttpReply {
   status: number;
   body: Buffer;
   ms: number;
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 export class HttpClient {
@@ -27,7 +28,7 @@ export class HttpClient {
       const req = request(new URL(path, this.base), { method, agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - t0 }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - t0, headers: res.headers }));
         res.on('error', reject);
       });
       req.on('error', (e: NodeJS.ErrnoException) => {

@@ -69,12 +69,23 @@ export function scanFrame(r: Receiver, m: FrameMarkers, buf: Buffer, start: numb
   r.event(index, revision, now);
 }
 
-/** A WebSocket watcher: one frame per message. */
-export function openWsReceiver(url: string, headers: Record<string, string>, r: Receiver, m: FrameMarkers): Promise<Receiver> {
+/**
+ * A WebSocket watcher: one frame per message, or with `protocols` naming edgeplane's multi-event protocol,
+ * several newline-ended frames per message.
+ */
+export function openWsReceiver(url: string, headers: Record<string, string>, r: Receiver, m: FrameMarkers, protocols?: string[]): Promise<Receiver> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers, perMessageDeflate: false, skipUTF8Validation: true });
+    const ws = new WebSocket(url, protocols, { headers, perMessageDeflate: false, skipUTF8Validation: true });
     r.close = () => ws.terminate();
-    ws.on('message', (data: Buffer) => scanFrame(r, m, data, 0, data.length, performance.now()));
+    ws.on('message', (data: Buffer) => {
+      const now = performance.now();
+      let start = 0;
+      for (let nl = data.indexOf(10, start); nl >= 0 && nl < data.length - 1; nl = data.indexOf(10, start)) {
+        scanFrame(r, m, data, start, nl, now);
+        start = nl + 1;
+      }
+      scanFrame(r, m, data, start, data.length, now);
+    });
     ws.once('open', () => resolve(r));
     ws.once('unexpected-response', (_req, res) => reject(new Error(`websocket upgrade answered ${res.statusCode}`)));
     ws.on('error', (e) => reject(e));

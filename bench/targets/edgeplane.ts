@@ -16,6 +16,7 @@ import { processTree, type ProcessInfo } from '../lib/proc';
 import { K8S_MARKERS, openHttpReceiver, openWsReceiver, Receiver } from '../lib/receivers';
 import { eventJson } from '../lib/objects';
 import { sleep } from '../lib/stats';
+import { MULTI_EVENT_PROTOCOL } from '../../contract/headers';
 import type { FanoutDriver } from '../scenarios/fanout';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -32,7 +33,8 @@ export const DEFAULTS: EdgeplaneConfig = { label: 'defaults' };
 // The store alone: no control loops, no watch-cache replicas (the store serves watches itself).
 export const STORE_ONLY: EdgeplaneConfig = { label: 'store only', vars: { CONTROLLERS: 'off', REPLICA_LOCATIONS: '' } };
 
-export type Transport = 'ws' | 'http';
+// 'ws multi-event': edgeplane's own client's opt-in (contract/headers.ts MULTI_EVENT_PROTOCOL), several events per message.
+export type Transport = 'ws' | 'http' | 'ws multi-event';
 /** How clients reach the gateway: the port `npm start` serves (dual listener) or workerd's own port. */
 export type Path = 'npm start port' | 'workerd port';
 export const PORT: Path = 'npm start port';
@@ -154,7 +156,8 @@ export class Edgeplane {
   openWatcher(transport: Transport, path: Path, query: string, j: number, r: Receiver, spread = false): Promise<Receiver> {
     const headers = { ...this.auth, ...this.replicaHeaders(j, spread) };
     const url = this.baseUrl(path) + query;
-    return transport === 'ws' ? openWsReceiver(url.replace(/^http/, 'ws'), headers, r, K8S_MARKERS) : openHttpReceiver(url, headers, r, K8S_MARKERS);
+    if (transport === 'http') return openHttpReceiver(url, headers, r, K8S_MARKERS);
+    return openWsReceiver(url.replace(/^http/, 'ws'), headers, r, K8S_MARKERS, transport === 'ws' ? undefined : [MULTI_EVENT_PROTOCOL]);
   }
 
   /**

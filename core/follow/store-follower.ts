@@ -86,22 +86,22 @@ export class StoreFollower {
   /**
    * A push: the changes of one write, the store's newest revision and its compaction point. Applies what
    * continues this follower's position now; a gap starts a pull (the returned promise, which the caller may
-   * await or leave running).
+   * await or leave running). Undefined: nothing runs on (the common case: a push that continues the position).
    */
-  receive(rows: readonly ChangeRow[], head: number, compacted: number): Promise<void> {
+  receive(rows: readonly ChangeRow[], head: number, compacted: number): Promise<void> | undefined {
     this.stats.pushes++;
     this.position.heard(head, compacted);
     if (!this.loaded) {
       // Not following (stopped, or never started since a restart): drop the subscription rather than be pushed
       // to for nothing. While a start is under way its subscription's answer carries these changes.
-      return !this.wanted && this.store.unsubscribe ? this.store.unsubscribe() : Promise.resolve();
+      return !this.wanted && this.store.unsubscribe ? this.store.unsubscribe() : undefined;
     }
     if (this.held) {
       this.held.push(...rows);
-      return Promise.resolve();
+      return undefined;
     }
     this.accept(rows);
-    return this.position.behind ? this.kick() : Promise.resolve();
+    return this.position.behind ? this.kick() : undefined;
   }
 
   /** Stops following: what the sink holds is lost, and the store stops pushing. */

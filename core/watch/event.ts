@@ -55,6 +55,30 @@ export function frameFor(ev: WatchEvent, type: EventType, format: FrameFormat, t
   return frame;
 }
 
+/** Builds one message of several frames; see frameJoiner. */
+export type FrameJoin = (frames: readonly Frame[]) => string;
+
+/**
+ * Joins frames into one message (each frame ends in a newline, so the message is the frames' lines). Watchers
+ * of the same events hold the same Frame objects in the same order: the last join is kept and reused when the
+ * next list holds the same frames, so a burst is concatenated once per flush, not once per watcher.
+ */
+export function frameJoiner(): FrameJoin {
+  let last: readonly Frame[] = [];
+  let lastText = '';
+  return (frames) => {
+    if (frames.length === 1) return frames[0].text;
+    let same = frames.length === last.length;
+    for (let i = 0; same && i < frames.length; i++) same = frames[i] === last[i];
+    if (same) return lastText;
+    let text = '';
+    for (const f of frames) text += f.text;
+    last = frames;
+    lastText = text;
+    return text;
+  };
+}
+
 export function bookmarkFrame(kind: string, apiVersion: string, revision: number, initialEventsEnd = false): Frame {
   const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
   if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };

@@ -3,7 +3,7 @@
 // the live broadcast, from the window or the log in bounded batches, and join it once caught up.
 
 import type { StateEntry } from '../object-state';
-import { addedFrame, bookmarkFrame, errorFrame, frameFor, type Frame, type FrameFormat, type TableRenderer, type WatchEvent } from './event';
+import { addedFrame, bookmarkFrame, errorFrame, frameFor, frameJoiner, type Frame, type FrameJoin, type FrameFormat, type TableRenderer, type WatchEvent } from './event';
 import { deliveryType, type WatchScope } from './filter';
 import { WatcherIndex, type IndexKey } from './watcher-index';
 import type { WatchWindow } from './window';
@@ -18,6 +18,11 @@ export interface Sink {
   close(): void;
   // Transports that learn of a gone client only by writing (HTTP streams) send a blank line now and then.
   heartbeat?(): void;
+  // Transports that hold the frames sent within one turn and send them together (several events per WebSocket
+  // message, for clients that opted in): the hub calls this once per turn in which it sent to them, after the
+  // turn's last frame; `join` builds the message, shared by watchers that hold the same frames. False: the
+  // transport failed, and the watcher must go.
+  flush?(join: FrameJoin): boolean;
 }
 
 export interface WatchRequest {
@@ -74,6 +79,7 @@ export class Watcher {
   nextBookmark: number;
   nextHeartbeat: number;
   finalBookmarkSent = false;
+  held = false; // the sink holds frames until the hub's next flush (Sink.flush)
 
   constructor(readonly req: WatchRequest, readonly sink: Sink, public after: number, now: number, interval: number, heartbeat: number) {
     this.nextBookmark = now + interval;
@@ -100,6 +106,9 @@ export class Watcher {
 export class WatchHub {
   private readonly index = new WatcherIndex<Watcher>();
   private readonly catchingUp = new Set<Watcher>();
+  private holding: Watcher[] = []; // watchers whose sinks hold frames for this turn's flush
+  private tickBookmark: Frame | undefined; // the bookmark of the tick under way (at the head revision)
+  private flushQueued = false;
   readonly stats: HubStats = { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0 };
 
   constructor(private readonly src: HubSource, private readonly opts: HubOptions) {}
@@ -127,26 +136,55 @@ export class WatchHub {
    * the event, and the caller (store or replica) goes on to its replicas and waiting reads.
    */
   publish(ev: WatchEvent): void {
-    for (const w of this.index.candidates(ev, this.src.triggerOf)) {
-      if (ev.revision <= w.after) continue;
-      let frame: Frame;
+    // One plain loop over the index's sets per event (no generator, no promise, nothing per watcher but its frame).
+    this.index.forEachCandidate(ev, this.src.triggerOf, (w) => this.publishTo(w, ev));
+  }
+
+  private publishTo(w: Watcher, ev: WatchEvent): void {
+    if (ev.revision <= w.after) return;
+    let frame: Frame;
+    try {
+      const type = deliveryType(w.req.scope, ev);
+      if (!type) return;
+      frame = frameFor(ev, type, w.format(), this.src.table);
+    } catch (e) {
+      return this.renderFailed(w, ev.key, e);
+    }
+    this.deliver(w, frame);
+  }
+
+  /**
+   * Sends what sinks with several events per message hold: once per turn, after every event of the turn (a
+   * group commit's writes, a replica's push) has been published, so a burst costs one message per watcher.
+   */
+  private readonly flushHeld = (): void => {
+    this.flushQueued = false;
+    const held = this.holding;
+    this.holding = [];
+    const join = frameJoiner();
+    for (const w of held) {
+      w.held = false;
+      if (w.closed) continue;
+      let ok: boolean;
       try {
-        const type = deliveryType(w.req.scope, ev);
-        if (!type) continue;
-        frame = frameFor(ev, type, w.format(), this.src.table);
+        ok = w.sink.flush!(join);
       } catch (e) {
-        this.renderFailed(w, ev.key, e);
+        this.sinkFailed(w, e);
         continue;
       }
-      this.deliver(w, frame);
+      if (!ok) {
+        this.stats.sinkErrors++; // the socket refused the message (closed under us)
+        this.close(w);
+      }
     }
-  }
+  };
 
   /** Bookmarks and timeouts due by `now`; returns when it next needs calling (undefined: never). */
   tick(now: number): number | undefined {
     let next: number | undefined;
     const head = this.src.revision();
-    for (const w of [...this.index.watchers()]) {
+    this.tickBookmark = undefined;
+    for (const w of this.index.watchers()) {
       try {
         this.tickOne(w, now, head);
       } catch (e) {
@@ -156,6 +194,7 @@ export class WatchHub {
       const due = w.nextDue();
       next = next === undefined ? due : Math.min(next, due);
     }
+    this.tickBookmark = undefined;
     return next;
   }
 
@@ -165,7 +204,9 @@ export class WatchHub {
       if (finalDue || now >= w.nextBookmark) {
         if (finalDue) w.finalBookmarkSent = true;
         w.nextBookmark = now + this.opts.bookmarkIntervalMs;
-        this.deliver(w, bookmarkFrame(this.src.kind, this.src.apiVersion, head));
+        // One frame per tick for every watcher due, not one serialization each.
+        this.tickBookmark ??= bookmarkFrame(this.src.kind, this.src.apiVersion, head);
+        this.deliver(w, this.tickBookmark);
       }
     }
     if (now >= w.nextHeartbeat) {
@@ -204,6 +245,14 @@ export class WatchHub {
     }
     if (sent) {
       this.stats.deliveries++;
+      if (w.sink.flush && !w.held) {
+        w.held = true;
+        this.holding.push(w);
+        if (!this.flushQueued) {
+          this.flushQueued = true;
+          queueMicrotask(this.flushHeld);
+        }
+      }
       return;
     }
     // Over its buffer: close it so its client resumes from its last revision (apiserver terminates

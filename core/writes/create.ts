@@ -18,7 +18,7 @@ const GENERATE_NAME_MAX_BASE = 58;
 
 export function create(store: WriteStore, ctx: WriteContext, req: CreateRequest): WriteResponse {
   const { body, source } = parseWrittenBody(ctx, req.body);
-  return createObject(store, ctx, req.namespace, decodeWritten(ctx, body, source), true);
+  return createObject(store, ctx, req.namespace, decodeWritten(ctx, body, source), !req.managedFieldsAsSent);
 }
 
 /** Stores a new object; `track` is false when managedFields were already set (create by apply). */

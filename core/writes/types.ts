@@ -77,6 +77,11 @@ export interface WriteAttribution {
   /** Why the object may not be created (RBAC, namespace lifecycle): an apply that would create it fails so. */
   createRefused?: Status;
   /**
+   * The body's managedFields are final (the front door's dry run computed them before admission webhooks changed
+   * the object, worker/admission-webhooks.ts): stored as sent, so a webhook's changes belong to no manager, as kube.
+   */
+  managedFieldsAsSent?: boolean;
+  /**
    * The apiVersion the request speaks when the store's type is another (core/views): events.k8s.io/v1 over core/v1
    * Events, a CRD's served version over its storage version. The body is converted to the store's, the answer back.
    */

@@ -26,7 +26,7 @@ export function update(store: WriteStore, ctx: WriteContext, req: UpdateRequest)
   const scale = req.subresource === 'scale';
   const { body, source } = parseWrittenBody(ctx, req.body, scale);
   if (scale) return replaceScale(store, ctx, current, decodeScale(ctx, body, source));
-  return replace(store, ctx, current, decodeWritten(ctx, body, source), req.subresource);
+  return replace(store, ctx, current, decodeWritten(ctx, body, source), req.subresource, !req.managedFieldsAsSent);
 }
 
 /**

@@ -2,14 +2,16 @@
 // from the run's seed. Faults caused from outside the runtime are implemented here; faults inside the Durable
 // Objects (a throw or an abort at each step of a write's transaction and of compaction, storage errors, dropped,
 // duplicated or reordered replica pushes, watch frames and bookmarks held back) are armed through `PUT /debug/failpoints/<name>` (contract/failpoints.ts)
-// for a moment; the rest (clock skew, …) have their names reserved, so that when the objects grow hooks the same
-// name switches the same fault on, and runs, docs and CI flags keep their names.
+// for a moment; the informers and the loops' clock take theirs through the controller manager; hibernation is
+// workerd's own (objects left idle with WebSockets open).
 
 import { readdirSync, readFileSync } from 'node:fs';
+import WebSocket from 'ws';
 import type { Gateway } from '../../scripts/gateway';
 import type { Violation } from '../check';
 import { send, type Recorder } from './recorder';
 import type { Rng } from './rng';
+import type { Workloads } from './end-state';
 
 export interface FaultContext {
   rec: Recorder;
@@ -18,6 +20,7 @@ export interface FaultContext {
   replicaNames: string[]; // e.g. core/configmaps@enam#0
   storeTypes: string[]; // e.g. core/configmaps
   harness: Violation[]; // what a fault's own probe finds wrong (an authorizer deciding wrongly after its restart)
+  workloads?: Workloads; // with the control loops on: the Deployments whose end states are checked
 }
 
 export interface Failpoint {
@@ -53,6 +56,9 @@ const hook = async (ctx: FaultContext, path: string) => {
   const r = await send(ctx.rec, 'POST', path, undefined, {}, 15_000).catch((e) => ({ status: 0, json: String(e) }));
   return `${path} → ${r.status}`;
 };
+
+// The informers' resync period in runs that drop informer events: short enough for the end states to converge.
+const RUN_RESYNC_SECONDS = 10;
 
 export const FAILPOINTS: Failpoint[] = [
   {
@@ -150,14 +156,106 @@ export const FAILPOINTS: Failpoint[] = [
     ['watch.before-send', 'hold a ConfigMap watcher\'s next frame 0.2–1.5 s, its later frames queued behind it (etcd SleepBeforeSendWatchResponse), 1–3 times', 'sleep'],
     ['watch.before-bookmark', 'hold a ConfigMap watcher\'s next bookmark 0.2–1.5 s, what follows queued behind it, 1–3 times', 'sleep'],
   ] as const).map(([name, what, action]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', inject: (ctx) => armInside(ctx, name, action) })),
-  // Reserved: inside the Durable Objects, no hook yet.
-  ...([
-    // Not ctx.abort: in Miniflare that closes the object's hibernatable WebSockets too (measured), which hibernation keeps.
-    ['hibernation.wake', 'evict in-memory state as hibernation does; the constructor runs again on the next event'],
-    ['clock.skew', 'skew the clock leases and token expiry read'],
-    ['informer.drop-event', 'drop one event on its way to a controller (resync must converge anyway)'],
-  ] as const).map(([name, what]): Failpoint => ({ name, what, where: 'inside', kind: 'moment', reserved: true })),
+  {
+    name: 'informer.drop-event', where: 'inside', kind: 'moment', vars: { CONTROLLER_RESYNC_SECONDS: String(RUN_RESYNC_SECONDS) },
+    what: "the deployment controller loses the event of a scale on its way from the informer (whose cache still has it); the informers' resync (CONTROLLER_RESYNC_SECONDS, 10 s in runs) must converge the Deployment anyway",
+    async inject(ctx) {
+      if (!ctx.workloads) return 'no control loops in this run';
+      const armed = await armPoint(ctx, 'informer.drop-event', '1*throw', 'apps/deployments');
+      await ctx.workloads.step();
+      return `${armed}; scaled app: ${await firedWithin(ctx, 'informer.drop-event', ARMED_FOR_MS)}`;
+    },
+  },
+  {
+    name: 'clock.skew', where: 'inside', kind: 'moment',
+    what: "the controller manager's clock (every loop, its Leases, the simulated kubelets) jumps 5–90 s ahead or behind for 2–5 s, then back; the loops must keep their Leases and reach the end states",
+    async inject(ctx) {
+      const ms = ctx.rng.int(5_000, 90_000) * (ctx.rng.next() < 0.5 ? -1 : 1);
+      const armed = await armPoint(ctx, 'clock.skew', `skew(${ms})`);
+      await new Promise((r) => setTimeout(r, ctx.rng.int(2000, 5000)));
+      return `${armed}: ${await firedWithin(ctx, 'clock.skew', 0)}`;
+    },
+  },
+  {
+    name: 'hibernation.wake', where: 'inside', kind: 'moment',
+    what: "a quiet type's store and replicas, with WebSocket watchers only, left idle until workerd evicts them (hibernation: memory gone, sockets kept); the next write must wake them and reach every watcher once, in order",
+    inject: (ctx) => hibernationWake(ctx),
+  },
 ];
+
+// workerd evicts an object that has had no event for 10 s (cloudflare/workerd#1138, the production behaviour); with
+// only hibernatable WebSockets open, that is hibernation. Measured here: 12 s idle sufficed, for a store and a replica.
+const HIBERNATE_IDLE_MS = 15_000;
+// A namespace the run made before recording (robustness/run/run.ts): a new one would get a kube-root-ca.crt ConfigMap
+// from the loops, a write the history of ConfigMaps does not know.
+const HIBERNATION_NS = 'rb-setup';
+const QUIET = `/api/v1/namespaces/${HIBERNATION_NS}/podtemplates`; // no loop watches PodTemplates: their objects stay idle
+
+const podTemplate = (name: string) => ({ metadata: { name }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } } });
+
+/**
+ * hibernation.wake: WebSocket watchers of a quiet type at its store and at a replica per location; one write they
+ * all get; then nothing for HIBERNATE_IDLE_MS, so workerd evicts those objects with the sockets open; then a second
+ * write, which wakes them (constructor, restoreSockets): every watcher must get it, once, after the first. Whether
+ * each object did hibernate is read from /metrics (watchers_at_wake) and reported; one that did not is "not reached",
+ * a watcher that misses the write, gets it twice or out of order is a Hibernation violation.
+ */
+async function hibernationWake(ctx: FaultContext): Promise<string> {
+  const listed = await send(ctx.rec, 'GET', QUIET, undefined, {}, 15_000);
+  if (listed.status !== 200) return `list answered ${listed.status}`;
+  const rv = (listed.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  const locations = [...new Set(ctx.replicaNames.map((n) => n.split('@')[1]!.split('#')[0]!))];
+  const targets = [{ name: 'store', query: 'edgeplaneLocation=store' }, ...locations.map((l) => ({ name: `${l}#0`, query: `edgeplaneLocation=${l}&edgeplaneReplica=0` }))];
+  const tag = `w${Date.now().toString(36)}`;
+  const watchers = await Promise.all(targets.map((t) => openNames(`${ctx.rec.url.replace(/^http/, 'ws')}${QUIET}?watch=true&resourceVersion=${rv}&${t.query}`, ctx.rec.token).then((w) => ({ ...t, ...w }))));
+  try {
+    const first = `${tag}-before`;
+    const second = `${tag}-after`;
+    await send(ctx.rec, 'POST', QUIET, podTemplate(first), {}, 15_000);
+    if (!(await until(() => watchers.every((w) => w.names.includes(first)), 10_000))) return `the first write did not reach every watcher: ${watchers.map((w) => `${w.name} ${w.names.join(',') || '-'}`).join('; ')}`;
+    await new Promise((r) => setTimeout(r, HIBERNATE_IDLE_MS));
+    await send(ctx.rec, 'POST', QUIET, podTemplate(second), {}, 15_000);
+    await until(() => watchers.every((w) => w.names.includes(second) || w.closed), 10_000);
+    for (const w of watchers) {
+      const seen = w.names.filter((n) => n.startsWith(tag));
+      if (seen.join(',') !== `${first},${second}`) {
+        ctx.harness.push({ check: 'Hibernation', subject: `podtemplates watcher at ${w.name}`, message: `after ${HIBERNATE_IDLE_MS / 1000} s idle, a watcher got ${seen.join(', ') || 'nothing'}${w.closed ? ' (its socket closed)' : ''}; it must get ${first} then ${second}, once each` });
+      }
+    }
+    const metrics = await fetch(`${ctx.rec.url}/metrics`, { headers: { authorization: `Bearer ${ctx.rec.token}` }, signal: AbortSignal.timeout(15_000) }).then((r) => r.text(), () => '');
+    const woke = metrics.split('\n').filter((l) => /^edgeplane_(store|replica)_watchers_at_wake\{resource="core\/podtemplates"/.test(l) && !l.endsWith(' 0')).length;
+    return `${watchers.length} watchers; ${woke} of ${targets.length} objects ${woke ? 'woke from hibernation with their watchers' : 'hibernated: not reached'}`;
+  } finally {
+    for (const w of watchers) w.close();
+  }
+}
+
+/** A WebSocket watch that keeps the names of the objects it is sent. */
+function openNames(url: string, token: string): Promise<{ names: string[]; closed: boolean; close: () => void }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+    const out = { names: [] as string[], closed: false, close: () => ws.terminate() };
+    ws.on('open', () => resolve(out));
+    ws.on('message', (data) => {
+      for (const line of data.toString().split('\n')) {
+        if (!line.trim()) continue;
+        const e = JSON.parse(line) as { type: string; object?: { metadata?: { name?: string } } };
+        if (e.type !== 'BOOKMARK' && e.object?.metadata?.name) out.names.push(e.object.metadata.name);
+      }
+    });
+    ws.on('close', () => (out.closed = true));
+    ws.on('error', (e) => (ws.readyState === WebSocket.CONNECTING ? reject(e) : (out.closed = true)));
+  });
+}
+
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
 
 // The keep-alive alarm fires every 5 s (durable-objects/controller-manager.ts); this allows for a loaded machine.
 const CONTROLLERS_BACK_MS = 20_000;
@@ -191,10 +289,36 @@ async function probeAuthorization(ctx: FaultContext): Promise<string> {
 // How long an armed inside failpoint waits for its point to be reached before the run disarms it.
 const ARMED_FOR_MS = 4000;
 
+const failpointHits = async (ctx: FaultContext, name: string): Promise<number> =>
+  ((await send(ctx.rec, 'GET', '/debug/failpoints', undefined, {}, 15_000)).json as { hits?: Record<string, number> } | undefined)?.hits?.[name] ?? 0;
+
+/** Arms `name` with `term` (in `store`'s objects when given); answers what the gateway said. */
+async function armPoint(ctx: FaultContext, name: string, term: string, store?: string): Promise<string> {
+  const before = await failpointHits(ctx, name);
+  const q = store ? `?store=${encodeURIComponent(store)}` : '';
+  const armed = await send(ctx.rec, 'PUT', `/debug/failpoints/${name}${q}`, term, { 'content-type': 'text/plain' }, 15_000);
+  hitsBefore.set(name, before);
+  return `${term}${store ? ` in ${store}` : ''} → ${armed.status}`;
+}
+const hitsBefore = new Map<string, number>();
+
+/** Waits up to `ms` for `name` to fire since armPoint, then disarms it; says whether it fired. */
+async function firedWithin(ctx: FaultContext, name: string, ms: number): Promise<string> {
+  const before = hitsBefore.get(name) ?? 0;
+  const deadline = Date.now() + ms;
+  let fired = (await failpointHits(ctx, name)) - before;
+  while (fired === 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    fired = (await failpointHits(ctx, name)) - before;
+  }
+  await send(ctx.rec, 'PUT', `/debug/failpoints/${name}`, 'off', { 'content-type': 'text/plain' }, 15_000);
+  return fired ? `fired ${fired}×` : `not reached in ${ms} ms`;
+}
+
 /** Arms `name` in one store for a moment: until it fires (polled), or ARMED_FOR_MS, then disarms what is left. */
 async function armInside(ctx: FaultContext, name: string, action: 'throw' | 'abort' | 'sleep'): Promise<string> {
   const store = ctx.rng.pick(ctx.storeTypes);
-  const hits = async () => ((await send(ctx.rec, 'GET', '/debug/failpoints', undefined, {}, 5000)).json as { hits?: Record<string, number> } | undefined)?.hits?.[name] ?? 0;
+  const hits = () => failpointHits(ctx, name);
   const before = await hits();
   const term = action === 'abort' ? 'abort' : action === 'sleep' ? `${ctx.rng.int(1, 3)}*sleep(${ctx.rng.int(200, 1500)})` : `${ctx.rng.int(1, 3)}*throw`;
   const armed = await send(ctx.rec, 'PUT', `/debug/failpoints/${name}?store=${encodeURIComponent(store)}`, term, { 'content-type': 'text/plain' }, 5000);

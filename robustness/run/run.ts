@@ -141,7 +141,7 @@ export async function runRobustness(opts: RunOptions): Promise<RunResult> {
     const plan = schedule(enabled, opts.durationMs, rng.fork('schedule'));
     const t0 = rec.now();
     const faultCtx = {
-      rec, gateway, rng: rng.fork('faults'), storeTypes: [CONFIGMAPS.name], harness,
+      rec, gateway, rng: rng.fork('faults'), storeTypes: [CONFIGMAPS.name], harness, workloads,
       replicaNames: types.flatMap((t) => LOCATIONS.map((l) => `${t.name}@${l}#0`)),
     };
     const restarts: { at: number; until: number }[] = [];

@@ -107,7 +107,7 @@ describe('openWatchStream over a WebSocket', () => {
     expect(events.map((e) => [e.type, e.object.metadata.resourceVersion])).toEqual([['ADDED', '1'], ['MODIFIED', '2'], ['BOOKMARK', '3']]);
     expect(end).toEqual({ kind: 'closed' });
     expect(fake.made[0].url).toBe('wss://x:1/p?watch=true');
-    expect(fake.made[0].protocols).toEqual([bearerProtocol('tok'), 'base64.binary.k8s.io']);
+    expect(fake.made[0].protocols).toEqual([bearerProtocol('tok'), 'multi-event.watch.edgeplane.dev', 'base64.binary.k8s.io']);
   });
 
   it('distinguishes ERROR events, refused handshakes and abnormal closes', async () => {

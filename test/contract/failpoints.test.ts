@@ -1,7 +1,7 @@
 // The inside failpoints' registry (contract/failpoints.ts): gofail-style terms, counts, scoping to one object, and
 // nothing at all while nothing is armed; the watch points' sink wrapper holding frames in order.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { armFailpoint, failpoint, failpointSleep, failpointState, fired, INSIDE_FAILPOINTS, parseFailpointTerm } from '../../contract/failpoints';
+import { armFailpoint, clockSkewMs, failpoint, failpointSleep, failpointState, fired, INSIDE_FAILPOINTS, parseFailpointTerm } from '../../contract/failpoints';
 import { delayableSink } from '../../durable-objects/watch-sinks';
 
 const ctx = { abort: () => { throw new Error('aborted'); } } as unknown as DurableObjectState;
@@ -18,7 +18,9 @@ describe('failpoint terms', () => {
     expect(parseFailpointTerm('off')).toEqual({ action: 'off', count: 1 });
     expect(parseFailpointTerm('sleep(100)')).toEqual({ action: 'sleep', count: 1, ms: 100 });
     expect(parseFailpointTerm('2*sleep(10000)')).toEqual({ action: 'sleep', count: 2, ms: 10000 });
-    for (const bad of ['panic', '0*throw', '1234567*throw', 'sleep(10001)', 'sleep()', 'sleep(-1)', 'sleep', '', '2*']) expect(parseFailpointTerm(bad)).toBeUndefined();
+    expect(parseFailpointTerm('skew(-30000)')).toEqual({ action: 'skew', count: 1, ms: -30000 });
+    expect(parseFailpointTerm('skew(600000)')).toEqual({ action: 'skew', count: 1, ms: 600000 });
+    for (const bad of ['panic', '0*throw', '1234567*throw', 'sleep(10001)', 'sleep()', 'sleep(-1)', 'sleep', '', '2*', 'skew(600001)', 'skew()', '2*skew(5)', 'skew(--5)']) expect(parseFailpointTerm(bad)).toBeUndefined();
   });
 });
 
@@ -38,6 +40,20 @@ describe('failpoints', () => {
     expect(() => failpoint('store.write.after-commit', ctx, store)).toThrow('aborted');
     armFailpoint('store.storage-error', 'throw');
     expect(() => failpoint('store.storage-error', ctx, store)).toThrow(/^SQLITE_FULL/);
+  });
+
+  it('clock.skew holds its offset until disarmed, counted as one hit', () => {
+    expect(clockSkewMs()).toBe(0);
+    armFailpoint('clock.skew', 'skew', 1, undefined, -45_000);
+    expect(failpointState().armed).toEqual({ 'clock.skew': 'skew(-45000)' });
+    expect(clockSkewMs()).toBe(-45_000);
+    expect(clockSkewMs()).toBe(-45_000);
+    expect(failpointState().hits['clock.skew']).toBeGreaterThanOrEqual(1);
+    const hits = failpointState().hits['clock.skew'];
+    clockSkewMs();
+    expect(failpointState().hits['clock.skew']).toBe(hits);
+    armFailpoint('clock.skew', 'off');
+    expect(clockSkewMs()).toBe(0);
   });
 
   it('armed for one store, leave every other object alone', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FetchFn, KubeObject } from '../../client/types';
-import { InformerFactory, metadataOnly, RESYNC_PERIOD_MS, type SharedInformer } from '../../controllers/informers';
+import { InformerFactory, metadataOnly, RESYNC_PERIOD_MS } from '../../controllers/informers';
 import { RESOURCES } from '../../controllers/api-client';
 import { ReplicaSetController } from '../../controllers/replicaset';
 import { FakeApi, FakeClock, FakeRecorder } from './fakes';
@@ -148,20 +148,25 @@ describe('resync (client-go resyncPeriod) as the backstop', () => {
       }
       return new Response(JSON.stringify({ metadata: { resourceVersion: '4' }, items: pods ? [pod('a', '1'), pod('b', '2')] : [rs] }));
     };
-    const factory = new InformerFactory({ server: 'http://x', token: 't', fetch, resyncPeriodMs: 60_000, random: () => 0 });
-    const pods = factory.for(RESOURCES.pods);
-    // The failpoint informer.drop-event: the controller's view of pods loses the first deletion on its way.
+    // The failpoint informer.drop-event (the source's dropEvent hook): once armed, the next pod event is lost on its
+    // way to the controller's handler; the informer's cache still takes it.
+    let armed = false;
     let dropped = 0;
-    const lossy: SharedInformer = {
-      get: (k) => pods.get(k), list: () => pods.list(), byNamespace: (ns) => pods.byNamespace(ns), hasSynced: () => pods.hasSynced(),
-      addHandlers: (h) => pods.addHandlers({ ...h, delete: (o) => (dropped++ === 0 ? undefined : h.delete?.(o)) }),
+    const dropEvent = (gr: string) => {
+      if (!armed || gr !== 'core/pods') return false;
+      armed = false;
+      dropped++;
+      return true;
     };
+    const factory = new InformerFactory({ server: 'http://x', token: 't', fetch, resyncPeriodMs: 60_000, random: () => 0, dropEvent });
+    const pods = factory.for(RESOURCES.pods);
     const api = new FakeApi();
-    const controller = new ReplicaSetController({ api, replicaSets: factory.for(RESOURCES.replicasets), pods: lossy, clock: new FakeClock(), recorder: new FakeRecorder() });
+    const controller = new ReplicaSetController({ api, replicaSets: factory.for(RESOURCES.replicasets), pods, clock: new FakeClock(), recorder: new FakeRecorder() });
     await factory.start();
     const workers = controller.run(1);
     await vi.advanceTimersByTimeAsync(1000);
     expect(api.writes('create', 'pods')).toEqual([]); // two pods for two replicas
+    armed = true;
     release();
     await vi.advanceTimersByTimeAsync(1000);
     expect(pods.list().map((p) => p.metadata.name)).toEqual(['b']); // the cache saw the deletion

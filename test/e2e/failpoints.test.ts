@@ -36,6 +36,12 @@ describe('with ENABLE_TEST_HOOKS', () => {
     expect((await arm(r, 'store.write.in-transaction', 'panic')).status).toBe(400);
     expect((await arm(r, 'store.write.in-transaction', 'sleep(100)')).status).toBe(400); // only watch.* points can wait
     expect((await arm(r, 'watch.before-send', 'sleep(10001)')).status).toBe(400);
+    expect((await arm(r, 'clock.skew', 'throw')).status).toBe(400); // the clock only skews
+    expect((await arm(r, 'store.write.in-transaction', 'skew(1000)')).status).toBe(400); // and nothing else does
+    const skewed = await arm(r, 'clock.skew', 'skew(-30000)');
+    expect(skewed.status).toBe(200);
+    expect(((await skewed.json()) as any).armed['clock.skew']).toBe('skew(-30000)');
+    expect((await arm(r, 'clock.skew', 'off')).status).toBe(200);
   });
 
   it.each(['http', 'ws'] as const)('watch.before-send over %s: the held frame and those behind it arrive late, all of them, in order', async (transport) => {

@@ -11,6 +11,7 @@ export interface WatchEventMsg {
 
 export class EventLog {
   readonly events: WatchEventMsg[] = [];
+  messages = 0; // WebSocket messages received (several events each with the multi-event protocol)
   ended = false;
   status = 0;
   private waiters: (() => void)[] = [];
@@ -100,23 +101,25 @@ export function httpWatch(r: Running, path: string, headers: Record<string, stri
  * A WebSocket watch. `ping`: answer each event with "ping" (not answered), showing the
  * server that this client reads, so it is never closed for its send budget (WATCH_SOCKET_BUDGET_BYTES).
  */
-export function wsWatch(r: Running, path: string, opts: { protocolAuth?: boolean; headers?: Record<string, string>; ping?: boolean } = {}): Promise<OpenWatch> {
+export function wsWatch(r: Running, path: string, opts: { protocolAuth?: boolean; headers?: Record<string, string>; ping?: boolean; protocols?: string[] } = {}): Promise<OpenWatch & { protocol: () => string }> {
   const log = new EventLog();
   const url = new URL(path, r.gateway.url.replace('http://', 'ws://'));
   const protocols = opts.protocolAuth
-    ? [`base64url.bearer.authorization.k8s.io.${Buffer.from(TOKEN).toString('base64url')}`, 'base64.binary.k8s.io']
-    : undefined;
+    ? [`base64url.bearer.authorization.k8s.io.${Buffer.from(TOKEN).toString('base64url')}`, ...(opts.protocols ?? ['base64.binary.k8s.io'])]
+    : opts.protocols;
   const auth = opts.protocolAuth ? {} : { authorization: `Bearer ${TOKEN}` };
   const ws = new WebSocket(url, protocols, { headers: { ...auth, ...opts.headers } });
   return new Promise((resolve, reject) => {
     ws.on('open', () => {
       log.status = 101;
-      resolve({ log, close: () => ws.terminate() });
+      resolve({ log, close: () => ws.terminate(), protocol: () => ws.protocol });
     });
     ws.on('message', (data) => {
       const text = data.toString();
       if (text === 'pong') return;
-      log.push(JSON.parse(text));
+      log.messages++;
+      // One event per message, or several newline-ended ones (multi-event protocol): every line is an event.
+      for (const line of text.split('\n')) if (line.trim() !== '') log.push(JSON.parse(line));
       if (opts.ping) ws.send('ping');
     });
     ws.on('close', () => log.end());

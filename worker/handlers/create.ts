@@ -9,6 +9,8 @@ import { review, tokenRequest } from './reviews';
 import { bind, bindCollection } from './binding';
 import { evict } from './eviction';
 import { reply } from './reply';
+import type { KubeObject } from '../../core/object-meta';
+import { admitWithoutWrite } from '../admission-webhooks';
 import { attributed, send, writeQuery, writtenBody, type WriteQuery } from './write';
 import type { Ctx, ResourceCall } from './call';
 
@@ -20,6 +22,22 @@ const SUBRESOURCES: ReadonlyMap<string, SubresourceCreate> = new Map<string, Sub
   ['core/pods/eviction', evict],
   ['core/serviceaccounts/token', (c, call, body) => tokenRequest(c, call.info, body)],
 ]);
+
+/** A subresource create's body through the admission webhooks (CREATE of e.g. pods/binding with the Binding). */
+async function admittedSubresourceBody(c: Ctx, call: ResourceCall, body: string, query: WriteQuery): Promise<string> {
+  let object: KubeObject;
+  try {
+    object = JSON.parse(body) as KubeObject;
+  } catch {
+    return body; // the handler words the decoding error
+  }
+  if (!object || typeof object !== 'object' || Array.isArray(object)) return body;
+  const admitted = await admitWithoutWrite(c, call, {
+    operation: 'CREATE', subresource: call.info.subresource, name: call.info.name, object, oldObject: null, dryRun: query.dryRun,
+    options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', ...(query.dryRun ? { dryRun: ['All'] } : {}) },
+  });
+  return admitted === object ? body : JSON.stringify(admitted);
+}
 
 export async function create(c: Ctx, call: ResourceCall): Promise<Response> {
   const { type, info, url } = call;
@@ -35,7 +53,7 @@ export async function create(c: Ctx, call: ResourceCall): Promise<Response> {
   const { namespace, name, subresource } = info;
   if (subresource) {
     const handler = SUBRESOURCES.get(`${groupResource(type)}/${subresource}`);
-    if (handler && name) return handler(c, call, body, query);
+    if (handler && name) return handler(c, call, await admittedSubresourceBody(c, call, body, query), query);
   }
   if (name || subresource) throw new StatusError(methodNotAllowed());
   const namespaceRevision = await admitCreate(c.env, type, namespace, body);

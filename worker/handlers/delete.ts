@@ -8,6 +8,10 @@ import type { DeleteQuery, WriteRequest } from '../../core/writes';
 import { parseSelectors } from '../../core/list/options';
 import { deleteNamespace } from './namespace-lifecycle';
 import { reply } from './reply';
+import type { KubeObject } from '../../core/object-meta';
+import { storeFor } from '../stores';
+import { admitWithoutWrite } from '../admission-webhooks';
+import { deleteCollectionWithWebhooks } from '../admission-webhooks-collection';
 import { settle } from './after-write';
 import { deleteCollectionResponse } from './delete-collection';
 import { crdRevision, send, writeQuery, writtenBody } from './write';
@@ -18,7 +22,17 @@ export async function deleteOne(c: Ctx, call: ResourceCall): Promise<Response> {
   const query = writeQuery(call.url);
   const { type, info } = call;
   if (info.subresource) throw new StatusError(methodNotAllowed());
-  if (groupResource(type) === 'core/namespaces' && !query.dryRun) return reply(await deleteNamespace(c.env, c.get('settings'), info.name, body));
+  if (groupResource(type) === 'core/namespaces' && !query.dryRun) {
+    // Not a store write: the webhooks see the namespace as it is (worker/admission-webhooks.ts).
+    const current = await storeFor(c.env, type).get(groupResource(type), { namespace: '', name: info.name, subresource: '' });
+    if (current.ok) {
+      await admitWithoutWrite(c, call, {
+        operation: 'DELETE', subresource: '', name: info.name, object: null, oldObject: JSON.parse(current.value.body) as KubeObject, dryRun: false,
+        options: { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' },
+      });
+    }
+    return reply(await deleteNamespace(c.env, c.get('settings'), info.name, body));
+  }
   return reply(await send(c, call, { verb: 'delete', namespace: info.namespace, name: info.name, body, query: deleteQuery(call.url) }, query));
 }
 
@@ -33,6 +47,9 @@ export async function deleteCollection(c: Ctx, call: ResourceCall): Promise<Resp
     selectors: parseSelectors({ labelSelector: q.get('labelSelector') ?? '', fieldSelector: q.get('fieldSelector') ?? '' }, type),
   };
   if (call.view) req.view = call.view.apiVersion;
+  // Admission webhooks see each object as one DELETE (worker/admission-webhooks-collection.ts).
+  const viaWebhooks = await deleteCollectionWithWebhooks(c, call, body, query, req.query);
+  if (viaWebhooks) return reply(viaWebhooks);
   return deleteCollectionResponse(c.env, type, req, { ...query, crdRevision: crdRevision(type) },
     async (last) => void await settle(c, type, info.verb, query.dryRun, last));
 }

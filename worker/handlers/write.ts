@@ -19,6 +19,7 @@ import { admissionInputs } from '../admission-inputs';
 import { writeCharged } from '../quota-charge';
 import { isApplyPatch } from '../../core/apply/apply-body';
 import { settle } from './after-write';
+import { afterWebhookConfigWrite, writeWithWebhooks } from '../admission-webhooks';
 import type { Ctx, ResourceCall } from './call';
 
 /**
@@ -72,6 +73,15 @@ export function attributed<R extends Extract<WriteRequest, { verb: 'create' | 'u
 export async function send(c: Ctx, call: ResourceCall, req: WriteRequest, query: WriteQuery, options: Pick<WriteOptions, 'namespaceRevision'> = {}): Promise<Result<StoreReply>> {
   const { type, info } = call;
   if (call.view) req.view = call.view.apiVersion;
+  const write = (r: WriteRequest, over: Pick<WriteOptions, 'dryRun'> = {}) => storeWrite(c, call, r, { ...query, ...options, ...over });
+  // Admission webhooks, only when one could match (worker/admission-webhooks.ts): they see the store's dry run.
+  const result = (await writeWithWebhooks(c, call, req, query.dryRun, write)) ?? (await write(req));
+  if (result.ok && !query.dryRun) afterWebhookConfigWrite(type);
+  return settle(c, type, info.verb, query.dryRun, result);
+}
+
+/** One store write, with the escalation grant an RBAC write needs and, for creates and updates, admission's inputs. */
+async function storeWrite(c: Ctx, { type, info }: ResourceCall, req: WriteRequest, options: WriteQuery & Pick<WriteOptions, 'namespaceRevision' | 'dryRun'>): Promise<Result<StoreReply>> {
   const escalation = type.group === RBAC_GROUP ? await escalationGrant(c, type, info, req) : undefined;
   // The admission chain runs in the store on the object it writes; what its plugins consult is read here
   // (worker/admission-inputs.ts), and the namespace's quotas are charged before a create they limit (worker/quota-charge.ts).
@@ -81,11 +91,9 @@ export async function send(c: Ctx, call: ResourceCall, req: WriteRequest, query:
       type, namespace: req.namespace, body: req.body, user: c.get('user'), subresource,
       operation: req.verb === 'create' || (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) ? 'create' : 'update',
     });
-    const result = await writeCharged(c.env, type, req, { ...query, ...options, escalation, admission, crdRevision: crdRevision(type) });
-    return settle(c, type, info.verb, query.dryRun, result);
+    return writeCharged(c.env, type, req, { ...options, escalation, admission, crdRevision: crdRevision(type) });
   }
-  const result = await storeFor(c.env, type).write(groupResource(type), req, { ...query, ...options, escalation, crdRevision: crdRevision(type) });
-  return settle(c, type, info.verb, query.dryRun, result);
+  return storeFor(c.env, type).write(groupResource(type), req, { ...options, escalation, crdRevision: crdRevision(type) });
 }
 
 /** Custom types: the CRD store revision this isolate knows, so the store serving it knows at least as much. */

@@ -1,4 +1,4 @@
-// Front door: /metrics in Prometheus text format: per resource type the store's counters, and per
+// Front door: /metrics in Prometheus text format: this isolate's apiserver_flowcontrol_* series; per resource type the store's counters, and per
 // subscribed replica its own (revision, lag, watchers, events received, deliveries, closes, 410s); per control
 // loop its work queue's (client-go's workqueue_* metrics, plus the pacing that keeps a loop from starving the
 // isolate).
@@ -11,6 +11,7 @@ import { collectStats } from '../cluster-stats';
 import { allAuthorizers } from '../authz';
 import type { QueueStats } from '../../controllers/workqueue';
 import { auditBuffer } from '../audit-sink';
+import { flowControlMetrics } from '../flowcontrol';
 
 export const metrics = new Hono<AppEnv>();
 
@@ -37,6 +38,7 @@ const STORE_SERIES: Series<StoreStats>[] = [
   { name: 'edgeplane_watch_sink_errors_total', help: 'Store watchers whose transport threw while sending.', type: 'counter', value: (s) => s.sinkErrors },
   { name: 'edgeplane_watch_socket_stalled_total', help: 'Store WebSocket watchers closed for being sent WATCH_SOCKET_BUDGET_BYTES without a sign of reading.', type: 'counter', value: (s) => s.socketStalls },
   { name: 'edgeplane_watch_quota_refused_total', help: 'Watches the store answered 429 because a bound of the watch quota (MAX_WATCHERS, MAX_WATCHES_PER_USER, MAX_WATCHES_PER_NAMESPACE) was full.', type: 'counter', value: (s) => s.quotaRefused },
+  { name: 'edgeplane_store_watchers_at_wake', help: 'WebSocket watchers still connected when the store\'s object last started (non-zero: it woke from hibernation with them).', type: 'gauge', value: (s) => s.watchersAtWake },
 ];
 
 const REPLICA_SERIES: Series<ReplicaStats>[] = [
@@ -51,6 +53,7 @@ const REPLICA_SERIES: Series<ReplicaStats>[] = [
   { name: 'edgeplane_replica_watch_sink_errors_total', help: 'Replica watchers whose transport threw while sending.', type: 'counter', value: (s) => s.sinkErrors },
   { name: 'edgeplane_replica_watch_socket_stalled_total', help: 'Replica WebSocket watchers closed for being sent WATCH_SOCKET_BUDGET_BYTES without a sign of reading.', type: 'counter', value: (s) => s.socketStalls },
   { name: 'edgeplane_replica_watch_quota_refused_total', help: 'Watches the replica answered 429 because a bound of the watch quota was full.', type: 'counter', value: (s) => s.quotaRefused },
+  { name: 'edgeplane_replica_watchers_at_wake', help: 'WebSocket watchers still connected when the replica\'s object last started (non-zero: it woke from hibernation with them).', type: 'gauge', value: (s) => s.watchersAtWake },
 ];
 
 const AUTHORIZER_SERIES: Series<AuthorizerStats>[] = [
@@ -100,5 +103,7 @@ metrics.get('/metrics', async (c) => {
     ['edgeplane_audit_events_too_large_total', 'Audit events dropped because even truncated they exceeded AUDIT_MAX_EVENT_BYTES.', 'counter', audit.counters.tooLarge],
     ['edgeplane_audit_buffer_bytes', 'Bytes of audit events kept for GET /_edgeplane/audit.', 'gauge', audit.keptBytes],
   ] as const) lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
+  // This isolate's API Priority and Fairness (worker/flowcontrol.ts), under kube's names.
+  lines.push(...flowControlMetrics(c.get('settings')));
   return c.text(`${lines.join('\n')}\n`, 200, { 'content-type': 'text/plain; version=0.0.4' });
 });

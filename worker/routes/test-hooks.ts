@@ -9,7 +9,7 @@ import { badRequest, statusResponse, unknownResource } from '../../core/status';
 import { reply } from '../handlers/reply';
 import { storeFor } from '../stores';
 import { authorizerName, authorizerStub, controllerManagerStub, replicaStub } from '../../contract/names';
-import { armFailpoint, failpointState, INSIDE_FAILPOINTS, parseFailpointTerm, SLEEP_POINTS, type InsideFailpoint } from '../../contract/failpoints';
+import { armFailpoint, failpointState, INSIDE_FAILPOINTS, parseFailpointTerm, SKEW_POINTS, SLEEP_POINTS, type InsideFailpoint } from '../../contract/failpoints';
 
 export const testHooks = new Hono<AppEnv>();
 
@@ -49,17 +49,22 @@ testHooks.post('/debug/controller-manager/abort', async (c) => {
 
 /**
  * Arms a failpoint inside the objects (contract/failpoints.ts) for its next hits: body `throw`, `abort`, `N*throw`,
- * `N*abort`, `sleep(ms)` / `N*sleep(ms)` (watch.* points only) or `off`; `?store=core/configmaps` limits it to that
- * type's store (for watch.* points: that type's watchers, at its store and its replicas). The replica.push.* points take either
- * action word and drop, duplicate or reorder one push of the store to one follower.
+ * `N*abort`, `sleep(ms)` / `N*sleep(ms)` (watch.* points only), `skew(±ms)` (clock.skew only, until `off`) or `off`;
+ * `?store=core/configmaps` limits it to that type's store (for watch.* points: that type's watchers, at its store and
+ * its replicas; for informer.drop-event: that type's informers). The replica.push.* and informer.drop-event points
+ * take either action word and drop, duplicate or reorder one push of the store to one follower, or drop one event.
  */
 testHooks.put('/debug/failpoints/:name', async (c) => {
   const name = c.req.param('name');
   if (!(INSIDE_FAILPOINTS as readonly string[]).includes(name)) return statusResponse(unknownResource());
   const term = parseFailpointTerm((await c.req.text()).slice(0, 100));
-  if (!term) return statusResponse(badRequest('failpoint: the body must be throw, abort, sleep(ms), N*throw, N*abort, N*sleep(ms) or off'));
+  if (!term) return statusResponse(badRequest('failpoint: the body must be throw, abort, sleep(ms), N*throw, N*abort, N*sleep(ms), skew(ms) or off'));
   if (term.action === 'sleep' && !SLEEP_POINTS.includes(name as InsideFailpoint)) {
     return statusResponse(badRequest(`failpoint: ${name} cannot sleep (only ${SLEEP_POINTS.join(', ')} can)`));
+  }
+  const skews = SKEW_POINTS.includes(name as InsideFailpoint);
+  if ((term.action === 'skew') !== skews && term.action !== 'off') {
+    return statusResponse(badRequest(skews ? `failpoint: ${name} takes skew(ms) or off` : `failpoint: ${name} cannot skew (only ${SKEW_POINTS.join(', ')} can)`));
   }
   armFailpoint(name as InsideFailpoint, term.action, term.count, c.req.query('store') || undefined, term.ms);
   return c.json(failpointState());

@@ -150,10 +150,11 @@ export function stepsTaken(): number {
   return steps;
 }
 
-function build(optionalOldSelf: boolean): Environment {
+function build(optionalOldSelf: boolean, variables: readonly string[] = []): Environment {
   const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true })
     .registerVariable('self', 'dyn')
     .registerVariable('oldSelf', optionalOldSelf ? 'optional<dyn>' : 'dyn');
+  for (const v of variables) env.registerVariable(v, 'dyn');
   // Functions the library already has (cel-js adds some of cel-go's ext strings) keep its version.
   const add = (signature: string, fn: (...args: never[]) => unknown) => {
     try {
@@ -310,4 +311,17 @@ const shared: (Environment | undefined)[] = [];
 export function celEnvironment(optionalOldSelf = false): Environment {
   const i = optionalOldSelf ? 1 : 0;
   return (shared[i] ??= build(optionalOldSelf));
+}
+
+const withVariables = new Map<string, Environment>();
+
+/**
+ * The same environment with other top-level variables, all `dyn`: admission expressions (webhook
+ * matchConditions, ValidatingAdmissionPolicy) see `object`, `oldObject`, `request`, `params`, … rather than `self`.
+ */
+export function celEnvironmentWith(variables: readonly string[]): Environment {
+  const key = variables.join(',');
+  let env = withVariables.get(key);
+  if (!env) withVariables.set(key, (env = build(false, variables)));
+  return env;
 }

@@ -149,4 +149,51 @@ describe('WatchHub', () => {
     hub.tick(5000);
     expect(s.closed).toBe(true);
   });
+
+  it('flushes sinks that hold frames once per turn, after every event of the turn, sharing the joined message', async () => {
+    const { hub, apply } = setup();
+    const held = () => {
+      const s = Object.assign(new FakeSink(), { messages: [] as string[], pending: [] as Frame[] });
+      s.send = (f: Frame) => (s.pending.push(f), true);
+      (s as Sink).flush = (join) => {
+        const frames = s.pending;
+        s.pending = [];
+        s.messages.push(join(frames));
+        return true;
+      };
+      return s;
+    };
+    const a = held();
+    const b = held();
+    const plain = new FakeSink();
+    for (const s of [a, b, plain]) await hub.start(request(), s, 0);
+    apply(event(1, 'ADDED', 'ns', 'p'));
+    apply(event(2, 'ADDED', 'ns', 'q'));
+    apply(event(3, 'DELETED', 'ns', 'p'));
+    expect(plain.types()).toEqual(['ADDED:p', 'ADDED:q', 'DELETED:p']); // sent as they come
+    expect(a.messages).toEqual([]); // held until the turn ends
+    await Promise.resolve();
+    expect(a.messages).toHaveLength(1);
+    expect(a.messages[0].split('\n').filter(Boolean).map((l) => JSON.parse(l).type)).toEqual(['ADDED', 'ADDED', 'DELETED']);
+    expect(b.messages[0]).toBe(a.messages[0]); // one join shared by both
+    apply(event(4, 'ADDED', 'ns', 'r'));
+    await Promise.resolve();
+    expect(a.messages).toHaveLength(2);
+    expect(JSON.parse(a.messages[1]).object.metadata.name).toBe('r');
+  });
+
+  it('closes a holding watcher whose flush fails, and only it', async () => {
+    const { hub, apply } = setup();
+    const failing = Object.assign(new FakeSink(), { flush: () => false });
+    const fine = new FakeSink();
+    await hub.start(request(), failing, 0);
+    await hub.start(request(), fine, 0);
+    apply(event(1, 'ADDED', 'ns', 'p'));
+    await Promise.resolve();
+    expect(failing.closed).toBe(true);
+    expect(hub.size).toBe(1);
+    expect(hub.stats.sinkErrors).toBe(1);
+    apply(event(2, 'ADDED', 'ns', 'q'));
+    expect(fine.types()).toEqual(['ADDED:p', 'ADDED:q']);
+  });
 });

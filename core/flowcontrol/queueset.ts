@@ -1,0 +1,313 @@
+// Core: one priority level's fair queuing — kube's queueset (apiserver/pkg/util/flowcontrol/fairqueuing/queueset) —
+// with the clock injected. A request asks for `seats`; it runs at once while the level's seats in use plus its own
+// fit the concurrency limit, else it waits in one of the queues of its flow's shuffle-sharded hand (the shortest),
+// or is rejected when that queue is full ('queue-full') or the level rejects instead of queuing
+// ('concurrency-limit'). Seats freed go to the queue whose head would finish first in virtual time (fair queuing
+// by virtual finish time), so one flow flooding its queues cannot delay another's by more than its share. Queues
+// exist only while they hold or run requests, and the waiting requests of every level together are bounded by the
+// caller (`maxWaiting`), so a configuration naming millions of queues or an unbounded queue length costs nothing.
+
+/**
+ * Virtual time counts seat-seconds. A request is charged its seats times the level's estimated service time at
+ * dispatch (so the work in flight counts against its flow at once) and corrected to what it used at its end; the
+ * estimate follows the level's actual service times (a moving average, starting here).
+ */
+export const ESTIMATED_SERVICE_SECONDS = 0.01;
+const ESTIMATE_WEIGHT = 0.1;
+/** Hand sizes past this add no spread worth the work of dealing (kube's validation bounds it by entropy, ≤ 60 bits). */
+const MAX_HAND = 32;
+
+export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
+
+export interface QueueSetConfig {
+  /** Seats this level may use at once (≥ 1). */
+  concurrencyLimit: number;
+  /** 0 for a level that rejects instead of queuing. */
+  queues: number;
+  handSize: number;
+  queueLengthLimit: number;
+}
+
+export interface Ticket {
+  readonly seats: number;
+  readonly flow: string;
+  state: 'waiting' | 'executing' | 'done';
+  queue: number;
+  enqueuedAt: number;
+  startedAt: number;
+  charged: number; // virtual work charged at dispatch
+  /** Called (once) when a waiting request is dispatched. */
+  onDispatch?: () => void;
+  /** For the caller of whoever set onDispatch (the controller counts, then notifies the waiting request). */
+  notify?: () => void;
+  /** The caller's own bookkeeping (the controller's counters). */
+  meta?: unknown;
+}
+
+interface Queue {
+  index: number;
+  waiting: Ticket[];
+  head: number; // index of the first live entry in `waiting` (entries before it were dispatched or removed)
+  waitingCount: number;
+  waitingSeats: number;
+  executing: number;
+  seatsInUse: number;
+  nextDispatchR: number; // virtual time (seat-seconds) at which this queue's next request starts
+}
+
+export interface QueueSetStats {
+  waiting: number;
+  waitingSeats: number;
+  executing: number;
+  seatsInUse: number;
+  activeQueues: number;
+}
+
+export type StartResult = { kind: 'executing'; ticket: Ticket } | { kind: 'queued'; ticket: Ticket } | { kind: 'rejected'; reason: RejectReason };
+
+export class QueueSet {
+  private readonly active = new Map<number, Queue>();
+  private currentR = 0;
+  private lastRealMs: number;
+  private seatsInUse = 0;
+  private executing = 0;
+  private estimate = ESTIMATED_SERVICE_SECONDS;
+  private readonly running = new Set<Ticket>();
+  private waiting = 0;
+  private waitingSeats = 0;
+
+  constructor(private config: QueueSetConfig, private readonly now: () => number) {
+    this.lastRealMs = now();
+  }
+
+  /** A new configuration (the level's object changed or the shares were recomputed); queued requests stay. */
+  configure(config: QueueSetConfig): Ticket[] {
+    this.sync();
+    this.config = config;
+    return this.dispatch();
+  }
+
+  get stats(): QueueSetStats {
+    return { waiting: this.waiting, waitingSeats: this.waitingSeats, executing: this.executing, seatsInUse: this.seatsInUse, activeQueues: this.active.size };
+  }
+
+  get limit(): number {
+    return this.config.concurrencyLimit;
+  }
+
+  /**
+   * Starts a request of `seats` for `flow` (`hash`: its flow's hash, a non-negative integer below 2^53). `canWait`
+   * false (the isolate's bound on waiting requests is reached) rejects where it would queue.
+   */
+  start(seats: number, flow: string, hash: number, canWait = true): StartResult {
+    this.sync();
+    const now = this.now();
+    const ticket: Ticket = { seats, flow, state: 'waiting', queue: -1, enqueuedAt: now, startedAt: 0, charged: 0 };
+    const { queues } = this.config;
+    if (queues < 1) {
+      if (!this.fits(seats)) return { kind: 'rejected', reason: 'concurrency-limit' };
+      this.run(ticket, undefined);
+      return { kind: 'executing', ticket };
+    }
+    const q = this.chooseQueue(hash);
+    if (q.waitingCount >= this.config.queueLengthLimit || !canWait) {
+      if (q.waitingCount === 0 && q.executing === 0) this.active.delete(q.index);
+      return { kind: 'rejected', reason: 'queue-full' };
+    }
+    if (q.waitingCount === 0 && q.executing === 0) q.nextDispatchR = this.currentR; // an idle queue starts now
+    q.waiting.push(ticket);
+    q.waitingCount++;
+    q.waitingSeats += seats;
+    this.waiting++;
+    this.waitingSeats += seats;
+    ticket.queue = q.index;
+    const dispatched = this.dispatch();
+    for (const t of dispatched) if (t !== ticket) t.onDispatch?.();
+    return ticket.state === 'executing' ? { kind: 'executing', ticket } : { kind: 'queued', ticket };
+  }
+
+  /** The request finished: its seats go to the waiting requests due next (their onDispatch is called). */
+  finish(ticket: Ticket): void {
+    if (ticket.state !== 'executing') return;
+    this.sync();
+    ticket.state = 'done';
+    this.running.delete(ticket);
+    this.seatsInUse -= ticket.seats;
+    this.executing--;
+    const q = this.active.get(ticket.queue);
+    if (q) {
+      q.seatsInUse -= ticket.seats;
+      q.executing--;
+      // kube: the queue was charged the estimated work at dispatch; now it is charged the work actually done, so a
+      // flow whose requests run long falls behind in virtual time as much as it used, and a newcomer goes first.
+      const actual = (this.now() - ticket.startedAt) / 1000;
+      q.nextDispatchR += ticket.seats * actual - ticket.charged;
+      this.estimate += ESTIMATE_WEIGHT * (actual - this.estimate);
+      this.dropIfIdle(q);
+    }
+    for (const t of this.dispatch()) t.onDispatch?.();
+  }
+
+  /** A waiting request gives up (its wait limit passed, or its client went away); false if it was not waiting. */
+  remove(ticket: Ticket): boolean {
+    if (ticket.state !== 'waiting') return false;
+    this.sync();
+    ticket.state = 'done';
+    const q = this.active.get(ticket.queue);
+    if (q) {
+      const i = q.waiting.indexOf(ticket, q.head); // bounded by the queue length limit
+      if (i >= 0) q.waiting.splice(i, 1);
+      q.waitingCount--;
+      q.waitingSeats -= ticket.seats;
+      this.dropIfIdle(q);
+    }
+    this.waiting--;
+    this.waitingSeats -= ticket.seats;
+    // The head that gave up may have been the one waiting for seats: others may fit now.
+    for (const t of this.dispatch()) t.onDispatch?.();
+    return true;
+  }
+
+  /**
+   * Ends what nobody will end: requests executing longer than `maxRunMs` (their request was cancelled before it
+   * could release its seats) and requests waiting longer than `maxWaitMs` (their waiter is gone). Linear in the
+   * requests held; the caller runs it at most about once a second.
+   */
+  reap(maxRunMs: number, maxWaitMs: number): { ran: Ticket[]; waited: Ticket[] } {
+    const now = this.now();
+    const ran = [...this.running].filter((t) => now - t.startedAt > maxRunMs);
+    for (const t of ran) this.finish(t);
+    const waited: Ticket[] = [];
+    for (const q of [...this.active.values()]) {
+      for (let i = q.head; i < q.waiting.length; i++) {
+        const t = q.waiting[i]!;
+        if (t.state === 'waiting' && now - t.enqueuedAt > maxWaitMs) waited.push(t);
+      }
+    }
+    for (const t of waited) this.remove(t);
+    return { ran, waited };
+  }
+
+  private fits(seats: number): boolean {
+    return this.seatsInUse === 0 || this.seatsInUse + seats <= this.config.concurrencyLimit;
+  }
+
+  private run(ticket: Ticket, q: Queue | undefined): void {
+    ticket.state = 'executing';
+    ticket.startedAt = this.now();
+    this.running.add(ticket);
+    this.seatsInUse += ticket.seats;
+    this.executing++;
+    if (q) {
+      q.seatsInUse += ticket.seats;
+      q.executing++;
+      ticket.charged = ticket.seats * this.estimate;
+      q.nextDispatchR += ticket.charged;
+    }
+  }
+
+  /** Dispatches while the request due next fits; returns the tickets started. */
+  private dispatch(): Ticket[] {
+    const started: Ticket[] = [];
+    while (this.waiting > 0) {
+      const q = this.nextQueue();
+      if (!q) break;
+      const head = q.waiting[q.head]!;
+      // kube: a wide request due next is not overtaken by narrower ones; it waits for enough seats.
+      if (!this.fits(head.seats)) break;
+      q.head++;
+      if (q.head > 64 && q.head * 2 > q.waiting.length) {
+        q.waiting = q.waiting.slice(q.head);
+        q.head = 0;
+      }
+      q.waitingCount--;
+      q.waitingSeats -= head.seats;
+      this.waiting--;
+      this.waitingSeats -= head.seats;
+      this.run(head, q);
+      started.push(head);
+    }
+    return started;
+  }
+
+  /** The queue whose head would finish first in virtual time (ties: the longest active). Linear in the active queues. */
+  private nextQueue(): Queue | undefined {
+    let best: Queue | undefined;
+    let bestFinish = Infinity;
+    for (const q of this.active.values()) {
+      if (q.waitingCount === 0) continue;
+      const finish = q.nextDispatchR + q.waiting[q.head]!.seats * this.estimate;
+      if (finish < bestFinish) {
+        best = q;
+        bestFinish = finish;
+      }
+    }
+    return best;
+  }
+
+  /** kube's shuffle sharding: the flow's hand of queues, and in it the one with the fewest seats waiting and in use. */
+  private chooseQueue(hash: number): Queue {
+    const deck = Math.max(1, Math.floor(this.config.queues));
+    const hand = dealHand(hash, deck, Math.max(1, Math.min(Math.floor(this.config.handSize), deck, MAX_HAND)));
+    let best: Queue | undefined;
+    let bestLoad = Infinity;
+    for (const index of hand) {
+      const q = this.active.get(index);
+      const load = q ? q.waitingSeats + q.seatsInUse : 0;
+      if (load < bestLoad) {
+        bestLoad = load;
+        best = q ?? this.newQueue(index);
+        if (load === 0) break;
+      }
+    }
+    return best!;
+  }
+
+  private newQueue(index: number): Queue {
+    const q: Queue = { index, waiting: [], head: 0, waitingCount: 0, waitingSeats: 0, executing: 0, seatsInUse: 0, nextDispatchR: this.currentR };
+    this.active.set(index, q);
+    return q;
+  }
+
+  private dropIfIdle(q: Queue): void {
+    if (q.waitingCount === 0 && q.executing === 0) this.active.delete(q.index);
+  }
+
+  /**
+   * kube's syncTimeLocked: virtual time advances at the rate each active queue would be served if the seats
+   * in demand (capped by the limit) were shared equally among them.
+   */
+  private sync(): void {
+    const now = this.now();
+    const elapsed = Math.max(0, now - this.lastRealMs) / 1000;
+    this.lastRealMs = now;
+    const activeQueues = this.active.size;
+    if (activeQueues === 0 || elapsed === 0) return;
+    const demand = Math.min(this.seatsInUse + this.waitingSeats, this.config.concurrencyLimit);
+    this.currentR += (elapsed * demand) / activeQueues;
+  }
+}
+
+/**
+ * The `hand` distinct queue indexes below `deck` that `hash` deals (shuffle sharding: each flow gets its own small
+ * set of queues, so two flows rarely share all of theirs). The hash is spent as a mixed-radix number — one digit
+ * per card, radix deck, deck-1, … — and each digit picks among the cards not yet dealt. O(hand²), hand ≤ 32.
+ */
+export function dealHand(hash: number, deck: number, hand: number): number[] {
+  const picked: number[] = []; // ascending
+  let h = Math.floor(Math.abs(hash));
+  for (let i = 0; i < hand; i++) {
+    const radix = deck - i;
+    let card = h % radix;
+    h = Math.floor(h / radix);
+    // The card-th of the cards not yet dealt.
+    let j = 0;
+    while (j < picked.length && picked[j]! <= card) {
+      card++;
+      j++;
+    }
+    picked.splice(j, 0, card);
+  }
+  // Order of dealing does not matter to the caller beyond determinism.
+  return picked;
+}

@@ -1,0 +1,21 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { http, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { wsWatch } from './watch-streams';
+let r: Running;
+beforeAll(async () => { r = await startTestGateway({ vars: { REPLICA_LOCATIONS: 'enam', REPLICAS_PER_LOCATION: '1' } }); await http(r, 'POST', '/api/v1/namespaces', { metadata: { name: 'hib' } }); }, 60_000);
+afterAll(() => stopTestGateway(r));
+it('wakes', async () => {
+  const list = (await http(r, 'GET', '/api/v1/namespaces/hib/secrets')).json as any;
+  const w = await wsWatch(r, `/api/v1/namespaces/hib/secrets?watch=true&resourceVersion=${list.metadata.resourceVersion}`);
+  const ws2 = await wsWatch(r, `/api/v1/namespaces/hib/secrets?watch=true&resourceVersion=${list.metadata.resourceVersion}&edgeplaneLocation=store`);
+  await http(r, 'POST', '/api/v1/namespaces/hib/secrets', { metadata: { name: 'a' } });
+  await new Promise((res) => setTimeout(res, 2000));
+  console.log('events before idle', w.log.events.length, ws2.log.events.length);
+  console.log('IDLE START', new Date().toISOString());
+  await new Promise((res) => setTimeout(res, Number(process.env.IDLE ?? 40000)));
+  console.log('IDLE END', new Date().toISOString());
+  await http(r, 'POST', '/api/v1/namespaces/hib/secrets', { metadata: { name: 'b' } });
+  await new Promise((res) => setTimeout(res, 3000));
+  console.log('events after', w.log.events.map((e: any) => e.type + ' ' + e.object.metadata.name), ws2.log.events.map((e: any) => e.type + ' ' + e.object.metadata.name));
+  expect(w.log.events.length).toBe(2);
+}, 120_000);

@@ -1,0 +1,286 @@
+// Front door: API Priority and Fairness, kube's WithPriorityAndFairness filter, per isolate. Each request (after
+// authentication and impersonation) is placed by the FlowSchemas into a priority level and a flow
+// (core/flowcontrol/controller.ts); an exempt level runs it at once, a limited one runs it within its seats, queues
+// it fairly, or answers kube's 429. Every response names the FlowSchema and priority level by UID, as kube's.
+//
+// Where it runs: in the front-door isolate, not in a Durable Object. A request waits in this isolate's memory and
+// never holds a Durable Object's input gate or a store's commit path; only what it does once dispatched reaches
+// them. Locally (one workerd isolate serves every request) that is one APF for the whole gateway, as one
+// kube-apiserver; deployed, each isolate fair-queues its own share of the traffic with APF_CONCURRENCY seats, as
+// each of several kube-apiservers does behind a load balancer. Putting the queues in the authorizer shards
+// instead would hold requests inside a Durable Object and cost a round trip per release; measured in
+// bench/scenarios/apf-flood.ts.
+//
+// The configuration is the flowcontrol stores' objects, followed by pulling at most once per CONFIG_MAX_AGE_MS
+// (as CRDs are, contract/crd-types.ts); until the first read succeeds, and if a read fails, the isolate keeps
+// what it had — kube's bootstrap configuration at first.
+
+import type { Context } from 'hono';
+import { FlowController, type Admitted, type Placement } from '../core/flowcontrol/controller';
+import { estimateSeats } from '../core/flowcontrol/width';
+import { DroppedRequests } from '../core/flowcontrol/retry-after';
+import type { UserInfo } from '../core/rbac/authorize';
+import type { RequestAttributes } from '../core/rbac/rules';
+import { statusResponse, tooManyRequests } from '../core/status';
+import type { Settings } from '../core/settings';
+import { StoreFollower, type FollowedStore, type FollowerSink } from '../core/follow/store-follower';
+import type { ChangeRow, Snapshot } from '../core/follow/change-log';
+import { followedStore } from '../contract/store-source';
+import { storeStub } from '../contract/names';
+import type { AppEnv, Bindings } from './env';
+
+const CONFIG_MAX_AGE_MS = 1000;
+// A request whose client went away may never run its release (workerd drops a cancelled request's continuations):
+// seats held longer than kube's request timeout (60 s; watches release theirs once started), or a queue place
+// held past the wait limit, are taken back at most once a second.
+const MAX_HOLD_MS = 60_000;
+const REAP_EVERY_MS = 1000;
+const COUNT_MAX_AGE_MS = 10_000;
+const MAX_COUNTED_TYPES = 1000;
+const FLOW_SCHEMAS = 'flowcontrol.apiserver.k8s.io/flowschemas';
+const PRIORITY_LEVELS = 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations';
+// kube's apf filter names a Retry-After that grows while a level keeps rejecting (core/flowcontrol/retry-after.ts).
+const dropped = new DroppedRequests();
+export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
+export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
+
+/** One store's objects by key, as the follower brings them. */
+class Objects implements FollowerSink {
+  readonly byKey = new Map<string, unknown>();
+  constructor(private readonly changed: () => void) {}
+  load(snapshot: Snapshot): void {
+    this.byKey.clear();
+    for (const item of snapshot.items) this.byKey.set(item.key, item.object);
+    this.changed();
+  }
+  apply(row: ChangeRow): void {
+    if (row.type === 'DELETED') this.byKey.delete(row.key);
+    else {
+      try {
+        this.byKey.set(row.key, JSON.parse(row.value));
+      } catch {
+        this.byKey.delete(row.key); // a malformed object configures nothing
+      }
+    }
+  }
+  reached(): void {
+    this.changed();
+  }
+}
+
+class IsolateFlowControl {
+  controller: FlowController | undefined;
+  private settingsKey = '';
+  private checkedAt = Number.NEGATIVE_INFINITY;
+  private sources: Record<string, FollowedStore | undefined> = {};
+  private readonly levels = new Objects(() => this.reconfigure());
+  private readonly schemas = new Objects(() => this.reconfigure());
+  private readonly followers = {
+    levels: new StoreFollower(this.via(PRIORITY_LEVELS), this.levels, { shared: false }),
+    schemas: new StoreFollower(this.via(FLOW_SCHEMAS), this.schemas, { shared: false }),
+  };
+  private readonly counts = new Map<string, { count: number; at: number; asking: boolean }>();
+  private reapedAt = 0;
+
+  reap(fc: FlowController, now: number, waitLimitMs: number): void {
+    if (now - this.reapedAt < REAP_EVERY_MS) return;
+    this.reapedAt = now;
+    const n = fc.reap(MAX_HOLD_MS, waitLimitMs + REAP_EVERY_MS);
+    if (n) console.warn(`flow control took back ${n} seat(s) or queue place(s) of requests that never released them`);
+  }
+
+  of(settings: Settings): FlowController {
+    const key = `${settings.apfConcurrency}/${settings.apfMaxWaiting}`;
+    if (!this.controller || key !== this.settingsKey) {
+      this.settingsKey = key;
+      this.controller = new FlowController({ serverConcurrencyLimit: settings.apfConcurrency, maxWaiting: settings.apfMaxWaiting, now: () => Date.now() });
+      this.reconfigure();
+    }
+    return this.controller;
+  }
+
+  /** Brings the configuration up to date when older than CONFIG_MAX_AGE_MS; a failure keeps what is held. */
+  async sync(env: Bindings, now: number): Promise<void> {
+    if (now - this.checkedAt < CONFIG_MAX_AGE_MS) return;
+    this.checkedAt = now; // one caller at a time reads; the others go on with what is held
+    this.sources[PRIORITY_LEVELS] = followedStore(env, PRIORITY_LEVELS);
+    this.sources[FLOW_SCHEMAS] = followedStore(env, FLOW_SCHEMAS);
+    try {
+      await Promise.all([this.followers.levels.refresh(), this.followers.schemas.refresh()]);
+      this.reconfigure();
+    } catch (e) {
+      console.error('flow control configuration read failed', (e as Error)?.message);
+    }
+  }
+
+  /** The stored object count of a type as last heard (refreshed in the background), for a list's seats. */
+  storedCount(env: Bindings, groupResource: string, now: number, waitUntil: (p: Promise<unknown>) => void): number | undefined {
+    let entry = this.counts.get(groupResource);
+    if (!entry) {
+      if (this.counts.size >= MAX_COUNTED_TYPES) return undefined;
+      this.counts.set(groupResource, (entry = { count: -1, at: Number.NEGATIVE_INFINITY, asking: false }));
+    }
+    if (now - entry.at >= COUNT_MAX_AGE_MS && !entry.asking) {
+      entry.asking = true;
+      const e = entry;
+      waitUntil(storeStub(env, groupResource).stats(groupResource).then((s) => {
+        e.count = s.objects;
+        e.at = Date.now();
+      }, () => {
+        e.at = Date.now(); // try again later
+      }).finally(() => {
+        e.asking = false;
+      }));
+    }
+    return entry.count >= 0 ? entry.count : undefined;
+  }
+
+  private via(groupResource: string): FollowedStore {
+    return {
+      listPage: (token) => this.sources[groupResource]!.listPage(token),
+      readLog: (after) => this.sources[groupResource]!.readLog(after),
+    };
+  }
+
+  /** Once both stores are held (until then, kube's bootstrap configuration stands). */
+  private reconfigure(): void {
+    if (!this.followers.levels.following || !this.followers.schemas.following) return;
+    this.controller?.setConfig([...this.levels.byKey.values()], [...this.schemas.byKey.values()]);
+  }
+}
+
+const isolate = new IsolateFlowControl();
+
+/** The isolate's controller, for /metrics. */
+export function flowController(settings: Settings): FlowController {
+  return isolate.of(settings);
+}
+
+export interface FlowRequest {
+  user: UserInfo;
+  attrs: RequestAttributes;
+  /** group/resource of a resource request, for a list's stored count. */
+  groupResource?: string;
+  query: URLSearchParams;
+}
+
+/** A request admitted to run: `done` releases its seats; `stamp` adds the UID headers to a response. */
+export interface Running {
+  done(): void;
+  stamp(res: Response): Response;
+}
+
+/**
+ * Classifies, then waits for seats. Answers a 429 Response (kube's body and headers) when the request is
+ * rejected or waited longer than APF_WAIT_LIMIT_SECONDS, else a Running whose done() must be called.
+ */
+export async function enterFlowControl(c: Context<AppEnv>, r: FlowRequest): Promise<Response | Running> {
+  const settings = c.get('settings');
+  const fc = isolate.of(settings);
+  const now = Date.now();
+  await isolate.sync(c.env, now);
+  isolate.reap(fc, now, settings.apfWaitLimitSeconds * 1000);
+  const placement = fc.place(r.user, r.attrs);
+  const headers = {
+    [FLOW_SCHEMA_UID_HEADER]: placement.flowSchema.metadata.uid ?? '',
+    [PRIORITY_LEVEL_UID_HEADER]: placement.level.uid,
+  };
+  const stamp = (res: Response) => withHeaders(res, headers);
+  if (placement.level.exempt) return { done: () => {}, stamp };
+  const count = r.groupResource && r.attrs.verb === 'list' || (r.attrs.verb === 'watch' && r.query.get('sendInitialEvents') === 'true')
+    ? isolate.storedCount(c.env, r.groupResource!, now, (p) => waitUntil(c, p))
+    : undefined;
+  const seats = estimateSeats({ verb: r.attrs.verb, name: r.attrs.name, query: r.query }, count, placement.level.maxSeats);
+  const admitted = fc.start(placement, seats);
+  if (admitted.kind === 'rejected') return rejected(placement.level.name, headers);
+  if (admitted.kind === 'queued' && !(await waitForSeats(fc, placement, admitted, settings.apfWaitLimitSeconds * 1000, c.req.raw.signal))) {
+    return rejected(placement.level.name, headers);
+  }
+  let released = false;
+  const signal = c.req.raw.signal;
+  const done = () => {
+    if (released) return;
+    released = true;
+    signal?.removeEventListener('abort', done);
+    fc.finish(placement, admitted);
+  };
+  // The client going away ends the request: its seats go then, even if its own code never resumes.
+  signal?.addEventListener('abort', done);
+  return { done, stamp };
+}
+
+/**
+ * Waits until the ticket is dispatched (true), or gives up at the wait limit or when the client goes (false).
+ * The dispatch comes from another request finishing; the timer and the abort listener are this request's own.
+ */
+async function waitForSeats(fc: FlowController, p: Placement, a: Admitted & { kind: 'queued' }, limitMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const outcome = await new Promise<'dispatched' | 'time-out' | 'cancelled'>((resolve) => {
+    a.ticket.notify = () => resolve('dispatched');
+    timer = setTimeout(() => resolve('time-out'), limitMs);
+    if (signal) {
+      onAbort = () => resolve('cancelled');
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort);
+    }
+  });
+  clearTimeout(timer);
+  if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+  if (outcome === 'dispatched') return true;
+  // Dispatched in the meantime (abandon finds it no longer waiting): it runs after all.
+  return !fc.abandon(p, a, outcome);
+}
+
+function rejected(level: string, headers: Record<string, string>): Response {
+  dropped.record(level, Math.floor(Date.now() / 1000));
+  return statusResponse(tooManyRequests('Too many requests, please try again later.', dropped.retryAfter(level)), headers);
+}
+
+function waitUntil(c: Context<AppEnv>, p: Promise<unknown>): void {
+  try {
+    c.executionCtx.waitUntil(p);
+  } catch {
+    void p; // no execution context (unit tests): the promise runs on its own
+  }
+}
+
+/** The response with the UID headers; a response whose headers cannot change (a Durable Object's) is copied. */
+function withHeaders(res: Response, headers: Record<string, string>): Response {
+  if (res.status === 101) return res; // a WebSocket upgrade is passed through as it is
+  try {
+    for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
+    return res;
+  } catch {
+    const copy = new Response(res.body, res);
+    for (const [k, v] of Object.entries(headers)) copy.headers.set(k, v);
+    return copy;
+  }
+}
+
+const label = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+
+/** kube's apiserver_flowcontrol_* series that matter, for this isolate (Prometheus text lines). */
+export function flowControlMetrics(settings: Settings): string[] {
+  const fc = isolate.of(settings);
+  const lines: string[] = [];
+  const series = [...fc.series.entries()].map(([key, s]) => {
+    const [pl, fs] = key.split('\u0000') as [string, string];
+    return { labels: `flow_schema="${label(fs)}",priority_level="${label(pl)}"`, s };
+  });
+  const family = (name: string, help: string, type: string, rows: string[]) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...rows);
+  family('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', 'gauge',
+    series.map(({ labels, s }) => `apiserver_flowcontrol_current_inqueue_requests{${labels}} ${s.inQueue}`));
+  family('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', 'gauge',
+    series.map(({ labels, s }) => `apiserver_flowcontrol_current_executing_requests{${labels}} ${s.executing}`));
+  family('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', 'counter',
+    series.map(({ labels, s }) => `apiserver_flowcontrol_dispatched_requests_total{${labels}} ${s.dispatched}`));
+  family('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', 'counter',
+    series.flatMap(({ labels, s }) => Object.entries(s.rejected).map(([reason, n]) => `apiserver_flowcontrol_rejected_requests_total{${labels},reason="${reason}"} ${n}`)));
+  const levels = fc.priorityLevels.filter((l) => !l.exempt);
+  family('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', 'gauge',
+    levels.map((l) => `apiserver_flowcontrol_current_executing_seats{priority_level="${label(l.name)}"} ${l.queues?.stats.seatsInUse ?? 0}`));
+  family('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', 'gauge',
+    levels.map((l) => `apiserver_flowcontrol_nominal_limit_seats{priority_level="${label(l.name)}"} ${l.nominalLimit}`));
+  return lines;
+}
