@@ -122,7 +122,9 @@ export function fillCreateMeta(ctx: MetaContext, obj: KubeObject): KubeObject {
   else delete m.generation;
   // A status subresource means status is owned by controllers: create drops it (apiserver PrepareForCreate).
   if (ctx.type.subresources.includes('status')) delete obj.status;
-  if (ctx.type.initialStatus) obj.status = structuredClone(ctx.type.initialStatus);
+  // A JSON copy (the value is small, plain JSON): structuredClone cost ~0.5–1.6% of a pod create in workerd
+  // (bench/profile.ts writes-64).
+  if (ctx.type.initialStatus) obj.status = JSON.parse(JSON.stringify(ctx.type.initialStatus));
   return obj;
 }
 

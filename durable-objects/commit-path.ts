@@ -16,6 +16,7 @@ import type { CanonicalLog } from './canonical-log';
 import type { WatchCache } from './watch-cache';
 import type { Replication } from './replication';
 import { failpoint } from '../contract/failpoints';
+import { checkJsonSize } from '../core/writes/stored';
 
 /** A transaction under way: `commit` stores `object` under `key` at the next revision and returns it. */
 export interface Transaction {
@@ -134,6 +135,9 @@ export class CommitPath {
         object.metadata.resourceVersion = formatRevision(next);
         const prev = cache.state.get(key);
         const row: ChangeRow = { revision: next, type: kind, key, value: JSON.stringify(object), prev_value: prev?.json ?? null };
+        // The size limit, measured on what is stored (core/writes' checkSize leaves it to this commit: one
+        // serialization per write instead of two; bench/profile.ts writes-64: checkSize was 2% of a create).
+        if (kind !== 'DELETED') checkJsonSize(row.value);
         log.append(row, now);
         // The answer and every reader get the object as read back from storage (schema defaults applied).
         changes.push({ row, object, served: cache.serve(object, row.value), prev });

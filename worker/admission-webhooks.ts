@@ -24,12 +24,11 @@ import type { ValidatingStage, ValidatingVerdict } from '../core/admission/valid
 import { readCapped } from './body';
 import type { Bindings } from './env';
 import { storeFor } from './stores';
-import { admissionCache } from './admission-cache';
+import { namespaceObject } from './admission-inputs';
 import type { Ctx, ResourceCall } from './handlers/call';
 
 const MUTATING = lookupGroupResource('admissionregistration.k8s.io/mutatingwebhookconfigurations')!;
 const VALIDATING = lookupGroupResource('admissionregistration.k8s.io/validatingwebhookconfigurations')!;
-const NAMESPACES = lookupGroupResource('core/namespaces')!;
 const SERVICES = lookupGroupResource('core/services')!;
 const ENDPOINTS = lookupGroupResource('core/endpoints')!;
 
@@ -389,25 +388,12 @@ export function dispatchDeps(env: Bindings): DispatchDeps {
     uid: () => crypto.randomUUID(),
     namespaceLabels: async (name) => {
       const ns = await namespaceObject(env, name);
-      return ns ? ns.metadata?.labels ?? {} : null;
+      return ns ? ns.metadata?.labels ?? {} : null; // null: missing
     },
     call: (hook, review) => callWebhook(env, hook, review),
   };
 }
 
-async function namespaceObject(env: Bindings, name: string): Promise<KubeObject | null> {
-  const key = `ns|${name}`;
-  const cached = admissionCache.get<KubeObject>(key);
-  if (cached) return cached;
-  const got = await storeFor(env, NAMESPACES).get(groupResource(NAMESPACES), { namespace: '', name, subresource: '' });
-  if (got.ok) {
-    const ns = JSON.parse(got.value.body) as KubeObject;
-    admissionCache.set(key, ns, got.value.body.length);
-    return ns;
-  }
-  if (got.status.code === 404) return null;
-  throw new StatusError(got.status);
-}
 
 /** Where the webhook is: its URL, or a Service the simulated cluster can resolve to one reachable from here. */
 async function webhookUrl(env: Bindings, hook: Webhook): Promise<{ url: string } | { error: string; url: string }> {

@@ -13,6 +13,7 @@ import { CRD_STRATEGY } from './crd';
 import { customStrategy } from './custom';
 import { PRIORITY_CLASS_STRATEGY } from './priority-class';
 import { CSR_STRATEGY } from './subresource-updates';
+import { ADMISSION_POLICY_STRATEGY } from './admission-policy';
 
 const BUILT_IN: ReadonlyMap<string, WriteStrategy> = new Map([
   ['core/pods', POD_STRATEGY],
@@ -22,6 +23,7 @@ const BUILT_IN: ReadonlyMap<string, WriteStrategy> = new Map([
   ['core/namespaces', NAMESPACE_STRATEGY],
   ['core/events', EVENT_STRATEGY],
   [CRD_GROUP_RESOURCE, CRD_STRATEGY],
+  ['admissionregistration.k8s.io/validatingadmissionpolicies', ADMISSION_POLICY_STRATEGY],
 ]);
 
 export function strategyFor(type: ResourceType): WriteStrategy {

@@ -13,6 +13,7 @@ import { validatePriorityClass } from './scheduling';
 import { validateAPIService } from './apiservice';
 import { Causes, type Obj } from './shape';
 import { validateJobStatusUpdate } from './job';
+import { validateAdmissionPolicy, validateAdmissionPolicyBinding } from '../admission/policy/validate';
 import { validateDaemonSet, validateDeployment, validateJob, validateReplicaSet, validateReplicationController, validateStatefulSet } from './workloads';
 
 type Validator = (v: Causes, obj: Obj, old?: Obj) => void;
@@ -41,6 +42,8 @@ const BY_KIND = new Map<string, Validator>([
   ['ClusterRoleBinding', validateClusterRoleBinding],
   ['PriorityClass', validatePriorityClass],
   ['APIService', validateAPIService],
+  ['ValidatingAdmissionPolicy', validateAdmissionPolicy],
+  ['ValidatingAdmissionPolicyBinding', validateAdmissionPolicyBinding],
 ]);
 
 /**

@@ -41,7 +41,7 @@ export function createObject(store: WriteStore, ctx: WriteContext, namespace: st
   strategy.allocate?.(obj, undefined, env);
   strategy.beforeStore?.(obj, undefined, '', env);
   validate(ctx, admission);
-  checkSize(obj);
+  checkSize(store, obj);
   for (let attempt = 1; ; attempt++) {
     const key = objectKey(m.namespace ?? '', m.name!);
     if (!store.get(key)) return { code: 201, body: store.commit('ADDED', key, obj) };

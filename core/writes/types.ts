@@ -19,6 +19,11 @@ export interface WriteStore {
   get(key: string): KubeObject | undefined;
   objects(namespace: string): Iterable<KubeObject>;
   commit(type: EventType, key: string, object: KubeObject): KubeObject;
+  /**
+   * True when `commit` refuses (413) an object whose JSON is over MAX_OBJECT_BYTES as it serializes it for storage:
+   * create and update then do not serialize the object once more only to measure it (./stored.ts checkSize).
+   */
+  checksSize?: boolean;
   /** Services: the clusterIPs and nodePorts the stored Services hold, kept by the store; else derived by a scan. */
   serviceAllocations?: ServiceAllocations;
 }

@@ -63,7 +63,7 @@ export function replace(store: WriteStore, ctx: WriteContext, current: KubeObjec
   validateObject(type, merged, status ? strategy.validateStatusUpdate?.(merged, current, env) ?? [] : strategy.validate(merged, current, env), current);
   strategy.beforeStore?.(merged, current, subresource, env);
   validate(ctx, admission);
-  checkSize(merged);
+  checkSize(store, merged);
   merged.metadata.resourceVersion = current.metadata.resourceVersion;
   if (sameJson(merged, current)) return { code: 200, body: current };
   const key = objectKey(current.metadata.namespace ?? '', name);

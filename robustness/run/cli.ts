@@ -14,7 +14,7 @@ function arg(name: string): string | undefined {
 async function main(): Promise<number> {
   if (process.argv.includes('--help')) {
     console.log('npm run robustness -- [--minutes N] [--seed S] [--faults a,b,…|all|none] [--controllers on|off] [--crud N] [--watch N] [--no-ws-ping] [--check history.json]\n');
-    for (const f of FAILPOINTS) console.log(`  ${f.name.padEnd(32)} ${f.reserved ? '(reserved) ' : f.where === 'inside' ? '(inside) ' : ''}${f.what}`);
+    for (const f of FAILPOINTS) console.log(`  ${f.name.padEnd(32)} ${f.where === 'inside' ? '(inside) ' : ''}${f.what}`);
     return 0;
   }
   const file = arg('check');

@@ -26,7 +26,6 @@ export interface FaultContext {
 export interface Failpoint {
   name: string;
   where: 'outside' | 'inside'; // inside: a hook in the Durable Objects (contract/failpoints.ts)
-  reserved?: true; // named, not implemented yet: a run cannot enable it
   what: string;
   // moment: injected once at a scheduled time; window: traffic behaves differently while it is on; setting: the
   // gateway starts with `vars` for the whole run.
@@ -336,12 +335,11 @@ async function armInside(ctx: FaultContext, name: string, action: 'throw' | 'abo
 export function failpoint(name: string): Failpoint {
   const f = FAILPOINTS.find((x) => x.name === name);
   if (!f) throw new Error(`unknown failpoint ${JSON.stringify(name)}; known: ${FAILPOINTS.map((x) => x.name).join(', ')}`);
-  if (f.reserved) throw new Error(`failpoint ${name} is reserved: it needs hooks inside the Durable Objects`);
   return f;
 }
 
 export const OUTSIDE = FAILPOINTS.filter((f) => f.where === 'outside').map((f) => f.name);
-export const INSIDE = FAILPOINTS.filter((f) => f.where === 'inside' && !f.reserved).map((f) => f.name);
+export const INSIDE = FAILPOINTS.filter((f) => f.where === 'inside').map((f) => f.name);
 /** Every failpoint a run can enable. */
 export const ALL = [...OUTSIDE, ...INSIDE];
 

@@ -7,6 +7,8 @@ import type { KubeObject } from '../../core/object-meta';
 import { parseSelectors } from '../../core/list/options';
 import { statusOf as failure } from './status-of';
 import { memoryStore } from './memory-store';
+import { checkJsonSize } from '../../core/writes/stored';
+import { StatusError } from '../../core/status';
 
 
 const deployments = lookupGroupResource('apps/deployments')!;
@@ -250,5 +252,21 @@ describe('delete propagation (garbage-collection finalizers)', () => {
     expect(s.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Later": supported values: "Background", "Foreground", "Orphan"');
     expect([...objects.values()]).toEqual(before);
     expect(events).toHaveLength(1);
+  });
+});
+
+describe('object size limit (core/writes/stored.ts)', () => {
+  const pods = lookupGroupResource('core/pods')!;
+  // 600,000 three-byte characters: 1.8 MB of UTF-8 in 600,000 UTF-16 code units.
+  const wide = JSON.stringify({ metadata: { name: 'wide' }, spec: { containers: [{ name: 'c', image: 'i', env: [{ name: 'V', value: '\u20ac'.repeat(600_000) }] }] } });
+
+  it('refuses an object over 1.5 MiB of UTF-8 with 413, counting bytes, not characters, unless the store measures it', () => {
+    expect(failure(() => run(memoryStore().store, { verb: 'create', namespace: 'ns', body: wide }, pods)).code).toBe(413);
+    expect(() => checkJsonSize('"' + '\u20ac'.repeat(600_000) + '"')).toThrow(StatusError);
+    expect(() => checkJsonSize('"' + 'a'.repeat(1_600_000) + '"')).toThrow(StatusError);
+    expect(() => checkJsonSize('"' + 'a'.repeat(1_000_000) + '"')).not.toThrow();
+    // A store whose commit measures what it stores (durable-objects/commit-path.ts) is left to do it.
+    const measuring: WriteStore = { ...memoryStore().store, checksSize: true };
+    expect(run(measuring, { verb: 'create', namespace: 'ns', body: wide }, pods).code).toBe(201);
   });
 });

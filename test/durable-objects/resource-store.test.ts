@@ -200,5 +200,10 @@ describe('ResourceStore large objects', () => {
     });
     expect(res.status).toBe(413);
     expect(res.json.reason).toBe('RequestEntityTooLarge');
+    // A dry run is measured as the commit would measure it (durable-objects/store-writes.ts).
+    const dry = await api('POST', '/api/v1/namespaces/default/pods?dryRun=All', {
+      metadata: { name: 'wide' }, spec: { containers: [{ name: 'c', image: 'nginx', env: [{ name: 'V', value: '€'.repeat(700_000) }] }] },
+    });
+    expect(dry.status).toBe(413);
   });
 });

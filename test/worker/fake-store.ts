@@ -14,6 +14,7 @@ import { renderList } from '../../core/list/render';
 import { formatRevision } from '../../core/revision';
 import { objectFields } from '../../core/selectors/object-fields';
 import { pickDeletePage } from '../../core/list/delete-collection-page';
+import { namespaceTerminating } from '../../core/namespaces/terminating';
 import { scaleOf } from '../../core/scale';
 import { jsonInView } from '../../core/views/view';
 import type { GetRequest, ListRequest, StoreReply, WriteOptions } from '../../contract/rpc';
@@ -27,6 +28,8 @@ export interface StoreCall {
 export class FakeStore {
   readonly state = new ObjectState();
   revision = 0;
+  /** Namespace → the revision fenceNamespace raised it to (durable-objects/namespace-fence.ts). */
+  readonly fences = new Map<string, number>();
   private suffix = 0;
 
   constructor(readonly groupResource: string, private readonly calls: StoreCall[]) {}
@@ -94,6 +97,10 @@ export class FakeStore {
         },
         objects: (namespace) => [...this.state.range(namespacePrefix(namespace))].map((e) => JSON.parse(e.json) as KubeObject),
         commit: (kind, key, object) => {
+          const namespace = object.metadata.namespace ?? '';
+          if (kind === 'ADDED' && options.namespaceRevision !== undefined && options.namespaceRevision < (this.fences.get(namespace) ?? 0)) {
+            throw new StatusError(namespaceTerminating(type, object.metadata.name ?? '', namespace));
+          }
           if (options.dryRun) return object;
           object.metadata.resourceVersion = formatRevision(++next);
           pending.push([key, kind === 'DELETED' ? null : this.entry(key, next, JSON.stringify(object), object)]);
@@ -125,6 +132,7 @@ export class FakeStore {
 
   async fenceNamespace(gr: string, namespace: string, revision: number): Promise<Result<true>> {
     this.calls.push({ store: this.groupResource, method: 'fenceNamespace', args: [gr, namespace, revision] });
+    this.fences.set(namespace, Math.max(this.fences.get(namespace) ?? 0, revision));
     return { ok: true, value: true };
   }
 }

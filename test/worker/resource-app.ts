@@ -10,6 +10,7 @@ import { queryBool } from '../../core/query-bool';
 import { parseSettings } from '../../core/settings';
 import type { UserInfo } from '../../core/rbac/authorize';
 import { fakeStores } from './fake-store';
+import { admissionCache } from '../../worker/admission-cache';
 
 export const ADMIN: UserInfo = { username: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
 export const ALICE: UserInfo = { username: 'alice', uid: 'u1', groups: ['system:authenticated'] };
@@ -21,6 +22,7 @@ export interface AuthorizerAnswers {
 
 export function resourceApp(opts: { user?: UserInfo; vars?: Record<string, string>; authorizer?: AuthorizerAnswers } = {}) {
   const stores = fakeStores();
+  admissionCache.clear(); // each app is a cluster of its own; the cache is the isolate's
   const authorizerCalls: { method: string; args: unknown[] }[] = [];
   const authorizer = {
     check: async (...args: unknown[]) => {

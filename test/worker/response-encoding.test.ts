@@ -1,7 +1,10 @@
 // YAML answers and pretty JSON as kube-apiserver writes them.
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { isPrettyPrint, jsonToYaml } from '../../worker/response-encoding';
+import { Hono } from 'hono';
+import { encodeResponse, isPrettyPrint, jsonResponse, jsonToYaml } from '../../worker/response-encoding';
+import { parseResourcePath } from '../../core/request-info';
+import type { AppEnv } from '../../worker/env';
 
 describe('jsonToYaml', () => {
   it('sorts keys, does not indent sequences under their key, and writes null and empty collections', () => {
@@ -27,5 +30,31 @@ describe('isPrettyPrint', () => {
     ['?pretty=false', 'curl/8.5.0', false], ['?pr%65tty=true', undefined, true], ['?a=pretty', 'curl/8.5.0', true], ['?a=1&pretty=0', undefined, false], ['?pretty=yes', undefined, false], ['?pretty=', 'curl/8.5.0', true],
   ])('query %j, agent %j → %s', (query, agent, want) => {
     expect(isPrettyPrint(req(query, agent))).toBe(want);
+  });
+});
+
+describe('encodeResponse', () => {
+  const app = (made: (body: string) => Response) => {
+    const a = new Hono<AppEnv>();
+    a.use('*', encodeResponse);
+    a.get('*', (c) => {
+      c.set('request', parseResourcePath('GET', new URL(c.req.url).pathname, false));
+      const res = made('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}');
+      res.headers.append('warning', '299 - "w"');
+      return res;
+    });
+    return a;
+  };
+  const made = (body: string) => jsonResponse(200, body);
+  const streamed = (body: string) => new Response(new Blob([body]).stream(), { status: 200, headers: { 'content-type': 'application/json' } });
+
+  it.each([['made from a string', made], ['streamed', streamed]])('ends compact JSON with one newline, and re-encodes YAML and pretty JSON (%s)', async (_, make) => {
+    const res = await app(make).request('/api/v1/namespaces/ns/configmaps/a', { headers: { 'user-agent': 'kubectl/v1.32.0' } });
+    expect(await res.text()).toBe('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}\n');
+    expect(res.headers.get('warning')).toBe('299 - "w"');
+    const yaml = await app(make).request('/api/v1/namespaces/ns/configmaps/a', { headers: { accept: 'application/yaml' } });
+    expect(await yaml.text()).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n');
+    const pretty = await app(make).request('/api/v1/namespaces/ns/configmaps/a?pretty=true');
+    expect(JSON.parse(await pretty.text())).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' } });
   });
 });

@@ -4,7 +4,7 @@
 
 import { groupResource } from '../../core/registry';
 import { methodNotAllowed, StatusError } from '../../core/status';
-import { admitCreate } from './namespace-lifecycle';
+import { createInNamespace } from './namespace-lifecycle';
 import { review, tokenRequest } from './reviews';
 import { bind, bindCollection } from './binding';
 import { evict } from './eviction';
@@ -56,6 +56,6 @@ export async function create(c: Ctx, call: ResourceCall): Promise<Response> {
     if (handler && name) return handler(c, call, await admittedSubresourceBody(c, call, body, query), query);
   }
   if (name || subresource) throw new StatusError(methodNotAllowed());
-  const namespaceRevision = await admitCreate(c.env, type, namespace, body);
-  return reply(await send(c, call, attributed(c, url, { verb: 'create', namespace, body }), query, { namespaceRevision }));
+  return reply(await createInNamespace(c.env, type, namespace, body, (namespaceRevision) =>
+    send(c, call, attributed(c, url, { verb: 'create', namespace, body }), query, { namespaceRevision })));
 }

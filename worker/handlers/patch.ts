@@ -40,7 +40,8 @@ async function applyMayCreate(c: Ctx, { type, info }: ResourceCall): Promise<{ r
     return { refused: forbidden({ group: type.group, resource: type.resource }, info.name, forbiddenReason(user, attrs)) };
   }
   try {
-    return { namespaceRevision: await admitCreate(c.env, type, info.namespace, JSON.stringify({ metadata: { name: info.name } })) };
+    // A fresh read: the store's fence refusal would come back as this apply's answer, with no second try.
+    return { namespaceRevision: await admitCreate(c.env, type, info.namespace, JSON.stringify({ metadata: { name: info.name } }), true) };
   } catch (e) {
     if (!(e instanceof StatusError)) throw e;
     return { refused: e.status };

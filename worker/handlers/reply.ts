@@ -3,6 +3,7 @@
 
 import { statusResponse, type Result, type Status } from '../../core/status';
 import type { StoreReply } from '../../contract/rpc';
+import { jsonResponse } from '../response-encoding';
 
 export function reply(result: Result<StoreReply> | { ok: false; status: Status }): Response {
   if (!result.ok) return statusResponse(result.status);
@@ -13,5 +14,5 @@ export function reply(result: Result<StoreReply> | { ok: false; status: Status }
 }
 
 export function json(code: number, body: string): Response {
-  return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
+  return jsonResponse(code, body);
 }

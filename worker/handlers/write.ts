@@ -19,7 +19,8 @@ import { admissionInputs } from '../admission-inputs';
 import { writeCharged } from '../quota-charge';
 import { isApplyPatch } from '../../core/apply/apply-body';
 import { settle } from './after-write';
-import { afterWebhookConfigWrite, writeWithWebhooks } from '../admission-webhooks';
+import { addValidatingStage, afterWebhookConfigWrite, writeWithWebhooks } from '../admission-webhooks';
+import { admissionPolicyStage } from '../admission-policy';
 import type { Ctx, ResourceCall } from './call';
 
 /**
@@ -73,6 +74,8 @@ export function attributed<R extends Extract<WriteRequest, { verb: 'create' | 'u
 export async function send(c: Ctx, call: ResourceCall, req: WriteRequest, query: WriteQuery, options: Pick<WriteOptions, 'namespaceRevision'> = {}): Promise<Result<StoreReply>> {
   const { type, info } = call;
   if (call.view) req.view = call.view.apiVersion;
+  // ValidatingAdmissionPolicy judges beside the validating webhooks (registered once per isolate: its bindings are stable).
+  addValidatingStage(admissionPolicyStage(c.env, c.get('settings')));
   const write = (r: WriteRequest, over: Pick<WriteOptions, 'dryRun'> = {}) => storeWrite(c, call, r, { ...query, ...options, ...over });
   // Admission webhooks, only when one could match (worker/admission-webhooks.ts): they see the store's dry run.
   const result = (await writeWithWebhooks(c, call, req, query.dryRun, write)) ?? (await write(req));

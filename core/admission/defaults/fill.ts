@@ -6,7 +6,9 @@ export type Obj = Record<string, any>;
 /** Sets each default whose field is absent (undefined, or null: a Go nil pointer decodes from null too). */
 export function fill(target: Obj, defaults: Obj): void {
   for (const [k, v] of Object.entries(defaults)) {
-    if (target[k] === undefined || target[k] === null) target[k] = structuredClone(v);
+    // Primitives as they are, objects as a JSON copy (defaults are plain JSON): structuredClone per field was a
+    // serializer call for every defaulted field of every create (bench/profile.ts writes-64).
+    if (target[k] === undefined || target[k] === null) target[k] = typeof v === 'object' && v !== null ? JSON.parse(JSON.stringify(v)) : v;
   }
 }
 

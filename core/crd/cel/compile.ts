@@ -151,11 +151,11 @@ export function scan(ast: unknown): { ids: Set<string>; functions: Set<string> }
 
 /** cel-go's issue format: `ERROR: <input>:L:C: message` and the source line with a caret. */
 /** cel-go's Issues.String(): every issue, in source order, one per paragraph. */
-function celIssues(source: string, errs: unknown[]): string {
+export function celIssues(source: string, errs: unknown[]): string {
   return errs.map((e) => celIssue(source, e)).join('\n');
 }
 
-function celIssue(source: string, err: unknown): string {
+export function celIssue(source: string, err: unknown): string {
   const e = err as { message?: string; range?: { start: number } };
   const summary = String(e.message ?? err).split('\n')[0];
   const at = e.range?.start ?? 0;

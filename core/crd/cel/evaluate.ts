@@ -106,7 +106,7 @@ const CONVERSION_ERRORS: Record<string, string> = {
 };
 
 /** cel-go's wording for the runtime errors cel-js reports differently. */
-function runtimeErrorText(e: unknown): string {
+export function runtimeErrorText(e: unknown): string {
   const msg = String((e as Error)?.message ?? e).split('\n')[0];
   if (/^No such key: /.test(msg)) return msg.replace(/^No such key/, 'no such key');
   return CONVERSION_ERRORS[msg] ?? msg;

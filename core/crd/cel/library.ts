@@ -150,13 +150,16 @@ export function stepsTaken(): number {
   return steps;
 }
 
-function build(optionalOldSelf: boolean, variables: readonly string[] = []): Environment {
+/** Registers a function unless the library has that overload already. */
+export type AddFunction = (signature: string, fn: (...args: never[]) => unknown) => void;
+
+function build(optionalOldSelf: boolean, variables: readonly string[] = [], declare?: (env: Environment, add: AddFunction) => void): Environment {
   const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true })
     .registerVariable('self', 'dyn')
     .registerVariable('oldSelf', optionalOldSelf ? 'optional<dyn>' : 'dyn');
   for (const v of variables) env.registerVariable(v, 'dyn');
   // Functions the library already has (cel-js adds some of cel-go's ext strings) keep its version.
-  const add = (signature: string, fn: (...args: never[]) => unknown) => {
+  const add: AddFunction = (signature, fn) => {
     try {
       env.registerFunction(signature, fn as (...args: unknown[]) => unknown);
     } catch (e) {
@@ -211,6 +214,8 @@ function build(optionalOldSelf: boolean, variables: readonly string[] = []): Env
   add('string.format(list): string', (f: string, args: List) => formatString(f, args));
   // ip, cidr, url, quantity, format, sets and semver (./kube-libs.ts).
   registerKubeLibraries(env, add, chargeSteps, sameValue);
+  // The caller's own types and functions (ValidatingAdmissionPolicy: the authorizer library).
+  declare?.(env, add);
   // The step counter: every AST node evaluation goes through the evaluator's `run`, which a function
   // handler sees as `this`. Catch that evaluator once and count its runs.
   let evaluator: { run: (ast: unknown, ctx: unknown) => unknown } | undefined;
@@ -323,5 +328,17 @@ export function celEnvironmentWith(variables: readonly string[]): Environment {
   const key = variables.join(',');
   let env = withVariables.get(key);
   if (!env) withVariables.set(key, (env = build(false, variables)));
+  return env;
+}
+
+const declared = new Map<string, Environment>();
+
+/**
+ * An environment with the same libraries and step counter whose caller declares its own variables, types and
+ * functions (ValidatingAdmissionPolicy: `authorizer` and its library), built once per `key` on first use.
+ */
+export function celEnvironmentDeclared(key: string, declare: (env: Environment, add: AddFunction) => void): Environment {
+  let env = declared.get(key);
+  if (!env) declared.set(key, (env = build(false, [], declare)));
   return env;
 }

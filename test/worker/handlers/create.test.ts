@@ -38,6 +38,31 @@ describe('POST', () => {
     expect([...missing.calls, ...terminating.calls].filter((c) => c.method === 'write')).toEqual([]);
   });
 
+  it("admits from the isolate's copy of the namespace; a fence refusal reads it again and retries once", async () => {
+    const { request, storeOf, calls } = withNamespace();
+    const namespaces = storeOf('core/namespaces');
+    const reads = () => calls.filter((c) => c.store === 'core/namespaces' && c.method === 'get').length;
+    expect((await request('POST', '/api/v1/namespaces/ns/configmaps', { metadata: { name: 'a' } })).status).toBe(201);
+    expect((await request('POST', '/api/v1/namespaces/ns/configmaps', { metadata: { name: 'b' } })).status).toBe(201);
+    expect(reads()).toBe(1);
+    // Deleted and created anew (revision 2) meanwhile; the configmaps store fenced the old incarnation at 2.
+    namespaces.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' }, status: { phase: 'Active' } });
+    await storeOf('core/configmaps').fenceNamespace('core/configmaps', 'ns', 2);
+    expect((await request('POST', '/api/v1/namespaces/ns/configmaps', { metadata: { name: 'c' } })).status).toBe(201);
+    expect(reads()).toBe(2);
+    const writes = calls.filter((c) => c.method === 'write').map((c) => (c.args[2] as { namespaceRevision?: number }).namespaceRevision);
+    expect(writes).toEqual([1, 1, 1, 2]);
+    // Now terminating (revision 3, fenced at 3): the cached copy is refused by the store, the fresh one by admission.
+    namespaces.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' }, status: { phase: 'Terminating' } });
+    await storeOf('core/configmaps').fenceNamespace('core/configmaps', 'ns', 3);
+    const refused = await request('POST', '/api/v1/namespaces/ns/configmaps', { metadata: { name: 'd' } });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message)
+      .toBe('configmaps "d" is forbidden: unable to create new content in namespace ns because it is being terminated');
+    expect(storeOf('core/configmaps').state.get('ns/d')).toBeUndefined();
+    expect(reads()).toBe(3);
+  });
+
   it('refuses a body of a media type it cannot read (415) and a fieldValidation it does not know (400)', async () => {
     const { request, calls } = withNamespace();
     expect((await request('POST', '/api/v1/namespaces/ns/configmaps', 'x', { 'content-type': 'text/plain' })).status).toBe(415);
