@@ -4,7 +4,7 @@
 
 import type { FetchFn } from '../client/types';
 import { RESOURCE_TYPES, type ResourceType } from '../core/registry';
-import { CONTROLLER_MANAGER_USER, controllerUsername, nodeUsername, SCHEDULER_USER, type ControllerAccount } from '../core/auth/internal-identity';
+import { APISERVER_USER, CONTROLLER_MANAGER_USER, controllerUsername, nodeUsername, SCHEDULER_USER, type ControllerAccount } from '../core/auth/internal-identity';
 import { HttpApi, RESOURCES, type Api, type ResourceRef } from './api-client';
 import type { Clock } from './clock';
 import { ApiEventRecorder } from './events';
@@ -30,6 +30,8 @@ import type { QueueStats, WorkQueue } from './workqueue';
 import { storageLoops } from './storage-loops';
 import { DisruptionController, COMPONENT as DISRUPTION_COMPONENT } from './disruption';
 import { parsePool, ServiceLoadBalancerController, COMPONENT as LB_COMPONENT } from './service-lb';
+import { apiMetricsClient, apiScaleClient, HorizontalPodAutoscalerController, HPAS, COMPONENT as HPA_COMPONENT } from './hpa';
+import { ApiServiceAvailabilityController, APISERVICES } from './apiservice';
 
 export interface ManagerOptions {
   server: string;
@@ -250,6 +252,15 @@ export class ControllerManager {
       replicationControllers: informers.for(RESOURCES.replicationcontrollers), statefulSets: informers.for(RESOURCES.statefulsets),
       recorder: new ApiEventRecorder(disruptionApi, DISRUPTION_COMPONENT, clock), clock,
     });
+    const hpaApi = await this.controllerApi('horizontal-pod-autoscaler');
+    const hpaController = new HorizontalPodAutoscalerController({
+      api: hpaApi, hpas: informers.for(HPAS), pods, scales: apiScaleClient(hpaApi, clock), metrics: apiMetricsClient(hpaApi),
+      recorder: new ApiEventRecorder(hpaApi, HPA_COMPONENT, clock), clock,
+    });
+    // kube-aggregator's availability loop: in kube-apiserver, as its loopback identity.
+    const apiServiceController = new ApiServiceAvailabilityController({
+      api: await this.apiAs(APISERVER_USER), apiServices: informers.for(APISERVICES), services, endpoints: informers.for(ENDPOINTS), clock,
+    });
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
     const sweeper = new EventTTLSweeper(await this.controllerApi('generic-garbage-collector'), informers.for(RESOURCES.events), clock, this.o.eventTTLSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
     // kube-proxy: its own informers as system:kube-proxy, shared by the followers of every simulated node.
@@ -265,7 +276,8 @@ export class ControllerManager {
       garbage_collector_attempt_to_orphan: gc.attemptToOrphan, serviceaccount: sa.queue, root_ca_cert_publisher: rootCA.queue, scheduler: scheduler.queue,
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
       ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
-      resource_quota_controller_resource_quota_primary: quotaController.queue,
+      resource_quota_controller_resource_quota_primary: quotaController.queue, horizontalpodautoscaler: hpaController.queue,
+      APIServiceAvailability: apiServiceController.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -279,7 +291,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5)];
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

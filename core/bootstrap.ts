@@ -1,16 +1,17 @@
 // Canonical layer: the objects a store holds from its first start, and what every start reconciles — the system
 // namespaces, kube 1.32's bootstrap RBAC policy (core/rbac/bootstrap-policy.ts), the `kubernetes` Service with its
-// Endpoints and EndpointSlice, the system PriorityClasses and a default StorageClass, plus the one binding edgeplane's
-// own components need. kube-apiserver does the same at each start (the system namespaces controller and the
+// Endpoints and EndpointSlice, the system PriorityClasses, a default StorageClass, the local APIServices, plus the
+// one binding edgeplane's own components need. kube-apiserver does the same at each start (the system namespaces controller and the
 // rbac/bootstrap-roles post-start hook): missing objects are created, autoupdate ones completed (core/rbac/reconcile.ts).
 
 import { aggregateAll } from './rbac/aggregation';
 import {
-  AUTOUPDATE_ANNOTATION, BOOTSTRAPPING_LABEL, clusterRoleBinding, group, KUBE_CLUSTER_ROLE_BINDINGS, KUBE_CLUSTER_ROLES, KUBE_ROLE_BINDINGS,
+  AGGREGATE_TO, AUTOUPDATE_ANNOTATION, BOOTSTRAPPING_LABEL, clusterRoleBinding, group, KUBE_CLUSTER_ROLE_BINDINGS, KUBE_CLUSTER_ROLES, KUBE_ROLE_BINDINGS,
   KUBE_ROLES, type BootstrapBinding, type BootstrapRole,
 } from './rbac/bootstrap-policy';
 import { reconcileBinding, reconcileRole, type Reconciled } from './rbac/reconcile';
 import { SYSTEM_PRIORITY_CLASSES } from './priority-classes';
+import { localApiServices } from './apiservices';
 import {
   MANDATORY_FLOW_SCHEMAS, MANDATORY_NAMES, MANDATORY_PRIORITY_LEVELS, reconcileFlowControl, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS,
   type FlowSchema, type PriorityLevelConfiguration,
@@ -27,11 +28,31 @@ export const EDGEPLANE_CLUSTER_ROLE_BINDINGS: readonly BootstrapBinding[] = [
 ];
 
 /**
+ * system:aggregated-metrics-reader, as metrics-server's manifests install it beside its APIService: reading
+ * metrics.k8s.io, aggregated into view, edit and admin. edgeplane serves metrics.k8s.io built in, so the role ships
+ * with it (a bootstrap role: the labels and annotation kube's reconciler keeps up to date).
+ */
+function metricsReaderRoles(): BootstrapRole[] {
+  return [{
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
+    metadata: {
+      name: 'system:aggregated-metrics-reader',
+      labels: {
+        [BOOTSTRAPPING_LABEL]: 'rbac-defaults', 'k8s-app': 'metrics-server',
+        [AGGREGATE_TO('admin')]: 'true', [AGGREGATE_TO('edit')]: 'true', [AGGREGATE_TO('view')]: 'true',
+      },
+      annotations: { [AUTOUPDATE_ANNOTATION]: 'true' },
+    },
+    rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['metrics.k8s.io'], resources: ['nodes', 'pods'] }],
+  }];
+}
+
+/**
  * kube's ClusterRoles as its aggregation controller leaves them: admin, edit and view hold the rules of the
  * system:aggregate-to-* roles (and of each other: view into edit into admin). Until that controller runs here, roles
  * other than kube's that carry an aggregate-to-* label are not added to them.
  */
-export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapRole[] = aggregateAll(KUBE_CLUSTER_ROLES);
+export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapRole[] = aggregateAll([...KUBE_CLUSTER_ROLES, ...metricsReaderRoles()]);
 
 const SYSTEM_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 
@@ -90,6 +111,8 @@ export const SEEDS: Record<string, object[]> = {
   'discovery.k8s.io/endpointslices': [KUBERNETES_ENDPOINT_SLICE],
   'scheduling.k8s.io/priorityclasses': SYSTEM_PRIORITY_CLASSES,
   'storage.k8s.io/storageclasses': [DEFAULT_STORAGE_CLASS],
+  // kube-aggregator's autoregister controller: a local APIService for every group version served built in.
+  'apiregistration.k8s.io/apiservices': localApiServices(),
   // API Priority and Fairness (core/flowcontrol/bootstrap.ts): kube's config-producer post-start hook.
   'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS],
   'flowcontrol.apiserver.k8s.io/flowschemas': [...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS],

@@ -143,7 +143,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   }),
   type({
     group: 'apiregistration.k8s.io', kind: 'APIService', resource: 'apiservices', ...CLUSTER, categories: API_EXTENSIONS,
-    subresources: ['status'], initialStatus: {},
+    subresources: ['status'], initialStatus: {}, nameRule: 'path', // `<version>.<group>`: the core group's is "v1.
   }),
   type({
     group: 'apps', kind: 'Deployment', resource: 'deployments', shortNames: ['deploy'], categories: ['all'],
@@ -250,7 +250,14 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     group: 'flowcontrol.apiserver.k8s.io', kind: 'PriorityLevelConfiguration', resource: 'prioritylevelconfigurations', ...CLUSTER,
     subresources: ['status'], tracksGeneration: true, initialStatus: {},
   }),
+  // metrics.k8s.io: metrics-server's API, served built in from the simulated kubelets' usage (core/metrics-api),
+  // never stored; its APIService comes last in discovery (metrics-server's groupPriorityMinimum is 100).
+  type({ group: 'metrics.k8s.io', version: 'v1beta1', kind: 'NodeMetrics', resource: 'nodes', ...CLUSTER, verbs: ['get', 'list'], stored: false }),
+  type({ group: 'metrics.k8s.io', version: 'v1beta1', kind: 'PodMetrics', resource: 'pods', verbs: ['get', 'list'], stored: false }),
 ];
+
+/** The built-in groups served last, after the CRDs' (their APIServices' group priority is below a CRD's 1000). */
+const LOW_PRIORITY_GROUPS = new Set(['metrics.k8s.io']);
 
 /** What discovery says of a subresource: the kind it answers with (group/version when another group's) and its verbs. */
 export interface SubresourceInfo {
@@ -364,7 +371,7 @@ export function isBuiltInGroupResource(name: string): boolean {
 export function apiGroups(): { name: string; versions: string[] }[] {
   const groups = new Map<string, Set<string>>();
   for (const t of RESOURCE_TYPES) {
-    if (!t.group) continue;
+    if (!t.group || LOW_PRIORITY_GROUPS.has(t.group)) continue;
     if (!groups.has(t.group)) groups.set(t.group, new Set());
     groups.get(t.group)!.add(t.version);
   }
@@ -381,6 +388,14 @@ export function apiGroups(): { name: string; versions: string[] }[] {
   const out = [...groups].map(([name, versions]) => ({ name, versions: [...versions] }));
   const sortedCustom = [...custom].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   for (const [name, versions] of sortedCustom) out.push({ name, versions: sortVersions(versions) });
+  const low = new Map<string, string[]>();
+  for (const t of RESOURCE_TYPES) {
+    if (!LOW_PRIORITY_GROUPS.has(t.group) || groups.has(t.group) || custom.has(t.group)) continue;
+    const vs = low.get(t.group) ?? [];
+    if (!vs.includes(t.version)) vs.push(t.version);
+    low.set(t.group, vs);
+  }
+  for (const [name, versions] of low) out.push({ name, versions });
   return out;
 }
 

@@ -17,6 +17,8 @@ const LABEL = 'edgeplane internal identity v1:';
 
 export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
 export const SCHEDULER_USER = 'system:kube-scheduler'; // kube-scheduler's client certificate CN
+// kube-apiserver's loopback identity (system:masters), which its own loops use: here the aggregator's availability loop.
+export const APISERVER_USER = 'system:apiserver';
 const SA_PREFIX = 'system:serviceaccount:kube-system:';
 const NODE_PREFIX = 'system:node:';
 
@@ -27,7 +29,7 @@ export const CONTROLLER_ACCOUNTS = [
   'endpointslice-controller', 'endpoint-controller', 'namespace-controller',
   'node-controller', 'clusterrole-aggregation-controller', 'root-ca-cert-publisher',
   'cronjob-controller', 'persistent-volume-binder', 'pvc-protection-controller', 'pv-protection-controller', 'disruption-controller',
-  'service-controller', 'resourcequota-controller',
+  'service-controller', 'resourcequota-controller', 'horizontal-pod-autoscaler',
 ] as const;
 
 /** kube-proxy's user (bound to the system:node-proxier ClusterRole by kube's bootstrap policy). */
@@ -48,6 +50,7 @@ export function internalUser(username: string): InternalUser | undefined {
   if (username === KUBE_PROXY_USER) return { username, uid: '', groups: ['system:authenticated'] };
   if (username === SCHEDULER_USER) return { username, uid: '', groups: ['system:authenticated'] };
   if (username === CONTROLLER_MANAGER_USER) return { username, uid: '', groups: ['system:authenticated'] };
+  if (username === APISERVER_USER) return { username, uid: '', groups: ['system:masters', 'system:authenticated'] };
   if (username.startsWith(SA_PREFIX) && (CONTROLLER_ACCOUNTS as readonly string[]).includes(username.slice(SA_PREFIX.length))) {
     return { username, uid: '', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] };
   }

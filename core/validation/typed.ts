@@ -10,6 +10,7 @@ import { validatePod } from './pod';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac';
 import { validateService } from './service';
 import { validatePriorityClass } from './scheduling';
+import { validateAPIService } from './apiservice';
 import { Causes, type Obj } from './shape';
 import { validateJobStatusUpdate } from './job';
 import { validateAdmissionPolicy, validateAdmissionPolicyBinding } from '../admission/policy/validate';
@@ -40,6 +41,7 @@ const BY_KIND = new Map<string, Validator>([
   ['RoleBinding', validateRoleBinding],
   ['ClusterRoleBinding', validateClusterRoleBinding],
   ['PriorityClass', validatePriorityClass],
+  ['APIService', validateAPIService],
   ['ValidatingAdmissionPolicy', validateAdmissionPolicy],
   ['ValidatingAdmissionPolicyBinding', validateAdmissionPolicyBinding],
 ]);

@@ -16,6 +16,8 @@ import { patch } from './patch';
 import { deleteCollection, deleteOne } from './delete';
 import { CONNECT_SUBRESOURCES, podConnect, podLog, proxy } from './pod-subresources';
 import { componentStatuses } from './component-statuses';
+import { metricsApi } from './metrics-api';
+import { unavailableAggregated } from './aggregated';
 import type { Ctx, Handler } from './call';
 
 const HANDLERS: Readonly<Record<Exclude<Verb, 'watch'>, Handler>> = {
@@ -24,6 +26,11 @@ const HANDLERS: Readonly<Record<Exclude<Verb, 'watch'>, Handler>> = {
 
 export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Response> {
   const requested = info.type;
+  if (!requested) {
+    // A group version an APIService hands to a Service that cannot answer: the aggregator's 503, not a 404.
+    const unavailable = await unavailableAggregated(c, info.group, info.version);
+    if (unavailable) return unavailable;
+  }
   if (!requested || (info.namespace && !requested.namespaced)) throw new StatusError(unknownResource());
   // Only a proxy subresource takes a path after it (pods/<name>/proxy/<path>); anything else is no route.
   if (info.subpath && info.subresource !== 'proxy') throw new StatusError(unknownResource());
@@ -50,6 +57,11 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   if (requested.group === '' && requested.kind === 'ComponentStatus') {
     if (info.verb !== 'watch') negotiateOutput(c.req.header('accept'));
     return deprecated(requested, await componentStatuses(c, requested, info, call.url));
+  }
+  // metrics.k8s.io: answered from the simulated kubelets' usage, never stored (core/metrics-api).
+  if (requested.group === 'metrics.k8s.io') {
+    negotiateOutput(c.req.header('accept'));
+    return (await unavailableAggregated(c, requested.group, requested.version)) ?? metricsApi(c, requested, info, call.url);
   }
   if (info.verb === 'watch') return watch(c, call);
   // 406 before anything is done: a write must not happen when its answer cannot be sent.

@@ -9,6 +9,7 @@ import { openApiV3Index, publishedV3Document } from '../../core/discovery/openap
 import { customV3Document, customV3IndexPaths } from '../../core/crd/openapi';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Json, openApiV2Protobuf } from '../../core/discovery/openapi-v2';
 import { unknownResource, statusResponse } from '../../core/status';
+import { unavailableAggregated } from '../handlers/aggregated';
 
 export const discovery = new Hono<AppEnv>();
 
@@ -25,7 +26,11 @@ discovery.get('/apis', (c) => {
 });
 discovery.get('/api/:version', (c) => found(apiResourceList('', c.req.param('version'))));
 discovery.get('/apis/:group', (c) => found(apiGroup(c.req.param('group'))));
-discovery.get('/apis/:group/:version', (c) => found(apiResourceList(c.req.param('group'), c.req.param('version'))));
+discovery.get('/apis/:group/:version', async (c) => {
+  const doc = apiResourceList(c.req.param('group'), c.req.param('version'));
+  // A group version only an unavailable APIService names: the aggregator's 503 (worker/handlers/aggregated.ts).
+  return (!doc && (await unavailableAggregated(c, c.req.param('group'), c.req.param('version')))) || found(doc);
+});
 discovery.get('/openapi/v3', (c) => {
   const index = openApiV3Index();
   const custom = customV3IndexPaths();

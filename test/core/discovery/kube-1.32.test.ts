@@ -35,14 +35,22 @@ describe('kube 1.32 discovery', () => {
     expect(aggregatedCore('v2').items).toEqual([kube.core]);
   });
 
+  // Plus metrics.k8s.io last, as a cluster with metrics-server lists it (its APIService's group priority is 100).
+  const METRICS = 'metrics.k8s.io';
   it('GET /apis (aggregated) equals kube 1.32: groups in order, preferred versions first, every resource', () => {
-    expect(aggregatedGroups('v2').items).toEqual(kube.groups);
+    const items = aggregatedGroups('v2').items;
+    expect(items.filter((g) => g.metadata.name !== METRICS)).toEqual(kube.groups);
+    const metrics = items.at(-1)!;
+    expect(metrics.metadata.name).toBe(METRICS);
+    expect(metrics.versions.map((v) => [v.version, v.resources.map((r) => [r.resource, r.responseKind.kind, r.scope, r.verbs])])).toEqual([
+      ['v1beta1', [['nodes', 'NodeMetrics', 'Cluster', ['get', 'list']], ['pods', 'PodMetrics', 'Namespaced', ['get', 'list']]]],
+    ]);
   });
 
   it('the legacy documents list the same groups, versions and resources', () => {
-    expect(apiGroupList().groups.map((g) => [g.name, g.versions.map((v) => v.version)])).toEqual(
-      kube.groups.map((g) => [g.metadata.name, g.versions.map((v) => v.version)]),
-    );
+    expect(apiGroupList().groups.map((g) => [g.name, g.versions.map((v) => v.version)])).toEqual([
+      ...kube.groups.map((g) => [g.metadata.name, g.versions.map((v) => v.version)]), [METRICS, ['v1beta1']],
+    ]);
     for (const g of [kube.core, ...kube.groups]) {
       const group = g.metadata.name ?? '';
       for (const v of g.versions) {

@@ -100,7 +100,10 @@ describe('bootstrap roles and bindings are kube 1.32\'s', () => {
       const seeded = BOOTSTRAP_CLUSTER_ROLES.find((r) => r.metadata.name === name)!;
       const kube = byKey(kubeClusterRoles).get(`/${name}`);
       expect(seeded.aggregationRule).toEqual(kube.aggregationRule);
-      expect(seeded.rules, name).toEqual(kubeAggregated(name));
+      // Plus metrics-server's system:aggregated-metrics-reader, which ships with the built-in metrics.k8s.io.
+      const metrics = seeded.rules.filter((r) => r.apiGroups?.includes('metrics.k8s.io'));
+      expect(metrics, name).toEqual([{ verbs: ['get', 'list', 'watch'], apiGroups: ['metrics.k8s.io'], resources: ['nodes', 'pods'] }]);
+      expect(seeded.rules.filter((r) => !r.apiGroups?.includes('metrics.k8s.io')), name).toEqual(kubeAggregated(name));
     }
     // The aggregate-to-* roles themselves are stored too, unchanged.
     for (const name of ['system:aggregate-to-admin', 'system:aggregate-to-edit', 'system:aggregate-to-view']) {
@@ -108,9 +111,9 @@ describe('bootstrap roles and bindings are kube 1.32\'s', () => {
     }
   });
 
-  it('seeds kube\'s objects and, beyond them, only edgeplane\'s binding of kube\'s system:node role for the simulated kubelets', () => {
+  it('seeds kube\'s objects and, beyond them, only edgeplane\'s binding of kube\'s system:node role for the simulated kubelets (and metrics-server\'s reader role)', () => {
     const names = (store: string) => SEEDS[`rbac.authorization.k8s.io/${store}`]!.map((o) => key(o)).sort();
-    expect(names('clusterroles')).toEqual([...byKey(kubeClusterRoles).keys()].sort());
+    expect(names('clusterroles')).toEqual([...byKey(kubeClusterRoles).keys(), '/system:aggregated-metrics-reader'].sort());
     expect(names('roles')).toEqual([...byKey(kubeRoles).keys()].sort());
     expect(names('rolebindings')).toEqual([...byKey(kubeRoleBindings).keys()].sort());
     expect(names('clusterrolebindings')).toEqual([...byKey(kubeClusterRoleBindings).keys(), '/edgeplane:simulated-nodes'].sort());
