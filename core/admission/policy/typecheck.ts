@@ -7,6 +7,7 @@
 // field selection chains rooted at those variables (has() included); types of values are not.
 
 import { kindNode } from '../../schema/compile';
+import { walkCel } from '../../crd/cel/walk';
 import type { SchemaNode } from '../../schema/node';
 import { lookupType, typesInGroupVersion } from '../../registry';
 import { policyEnvironment } from './environment';
@@ -62,14 +63,7 @@ interface Node {
 /** Select chains rooted at a variable: [variable, [field, dot position]...]. */
 function chains(ast: unknown): { root: string; fields: { name: string; at: number }[] }[] {
   const out: { root: string; fields: { name: string; at: number }[] }[] = [];
-  const stack: unknown[] = [ast];
-  while (stack.length) {
-    const n = stack.pop();
-    if (Array.isArray(n)) {
-      for (const x of n) stack.push(x);
-      continue;
-    }
-    if (!n || typeof n !== 'object') continue;
+  walkCel(ast, (n) => {
     const node = n as Node;
     if (node.op === '.' || node.op === '.?') {
       const fields: { name: string; at: number }[] = [];
@@ -79,11 +73,10 @@ function chains(ast: unknown): { root: string; fields: { name: string; at: numbe
         cur = cur.args[0] as Node;
       }
       if (cur.op === 'id' && typeof cur.args === 'string') out.push({ root: cur.args, fields });
-      else stack.push(cur);
-      continue;
+      return cur.op === 'id' ? undefined : cur;
     }
-    if (node.op !== 'value' && node.op !== 'id') stack.push(node.args);
-  }
+    return node.op !== 'value' && node.op !== 'id' ? node.args : undefined;
+  });
   return out;
 }
 

@@ -4,6 +4,7 @@
 // validation.go, with the rule printed as Go's %#v of apiextensions.ValidationRule). Done once per CRD
 // revision (core/crd/crd-types.ts caches the types that hold the tree).
 
+import { walkCel, type CelNode } from './walk';
 import { goQuote, invalidValue, notSupported, required, type FieldCause } from '../../validation/names';
 import type { JSONSchemaProps } from '../crd-object';
 import { celEnvironment, UNSUPPORTED_KUBE_FUNCTIONS } from './library';
@@ -123,29 +124,20 @@ const NAMESPACES = new Set(['strings', 'sets', 'optional', 'format', 'ip', 'math
 export function scan(ast: unknown): { ids: Set<string>; functions: Set<string> } {
   const ids = new Set<string>();
   const functions = new Set<string>();
-  const stack: unknown[] = [ast];
-  while (stack.length) {
-    const n = stack.pop();
-    if (Array.isArray(n)) {
-      for (const x of n) stack.push(x);
-      continue;
-    }
-    if (!n || typeof n !== 'object') continue;
-    const { op, args } = n as { op?: unknown; args?: unknown };
-    if (typeof op !== 'string' || op === 'value') continue;
+  walkCel(ast, ({ op, args }) => {
+    if (typeof op !== 'string' || op === 'value') return undefined;
     if (op === 'id') {
       if (typeof args === 'string') ids.add(args);
-      continue;
+      return undefined;
     }
     if ((op === 'call' || op === 'rcall') && Array.isArray(args) && typeof args[0] === 'string') {
-      const recv = op === 'rcall' ? (args[1] as { op?: unknown; args?: unknown } | undefined) : undefined;
+      const recv = op === 'rcall' ? (args[1] as CelNode | undefined) : undefined;
       const ns = recv?.op === 'id' && typeof recv.args === 'string' && NAMESPACES.has(recv.args) ? recv.args : undefined;
       functions.add(ns ? `${ns}.${args[0]}` : args[0]);
-      stack.push(args.slice(ns ? 2 : 1));
-      continue;
+      return args.slice(ns ? 2 : 1);
     }
-    stack.push(args);
-  }
+    return args;
+  });
   return { ids, functions };
 }
 

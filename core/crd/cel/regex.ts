@@ -6,6 +6,7 @@
 // the regex optimizations that compile it at program creation ("program instantiation failed").
 
 import { RegexBudget } from '../../regex/budget';
+import { walkCel } from './walk';
 import { compileGoRegexp, goFind, goFindAll, goMatch, goRegexpError, type GoRegexp } from '../../regex/go-regexp';
 
 // The write's regular-expression budget, set around each evaluation (core/crd/cel/evaluate.ts).
@@ -102,15 +103,8 @@ function literal(n: unknown): { value: string; start: number } | undefined {
 export function constantPatternErrors(ast: unknown): { issues: RegexIssue[]; program?: string } {
   const issues: RegexIssue[] = [];
   let program: { at: number; error: string } | undefined;
-  const stack: unknown[] = [ast];
-  while (stack.length) {
-    const n = stack.pop();
-    if (Array.isArray(n)) {
-      for (const x of n) stack.push(x);
-      continue;
-    }
-    if (!n || typeof n !== 'object') continue;
-    const { op, args } = n as AstNode;
+  walkCel(ast, (node) => {
+    const { op, args } = node as AstNode;
     if ((op === 'call' || op === 'rcall') && Array.isArray(args) && typeof args[0] === 'string') {
       const name = args[0];
       const callArgs = (op === 'rcall' ? args[2] : args[1]) as unknown[] | undefined;
@@ -125,8 +119,8 @@ export function constantPatternErrors(ast: unknown): { issues: RegexIssue[]; pro
         }
       }
     }
-    if (args && typeof args === 'object') stack.push(Array.isArray(args) ? args : Object.values(args));
-  }
+    return args && typeof args === 'object' ? (Array.isArray(args) ? args : Object.values(args)) : undefined;
+  });
   issues.sort((a, b) => a.range.start - b.range.start);
   return { issues, program: program?.error };
 }
