@@ -209,25 +209,42 @@ export async function enterFlowControl(c: Context<AppEnv>, r: FlowRequest): Prom
   return { done, stamp };
 }
 
+// How often a waiting request looks whether it was dispatched: 1 ms at first, doubling to this.
+const DISPATCH_POLL_MAX_MS = 8;
+
 /**
  * Waits until the ticket is dispatched (true), or gives up at the wait limit or when the client goes (false).
- * The dispatch comes from another request finishing; the timer and the abort listener are this request's own.
+ * The dispatch comes from another request finishing, but this request must go on in its own context: workerd runs
+ * a promise's continuation in the context of whoever resolved it, so a request resumed by another's resolve did its
+ * I/O "on behalf of a different request" and failed (measured: ~1,000 such errors in test/e2e/memory-bounds.test.ts
+ * with 50 requests queued). So the dispatch only marks the ticket (it is 'executing') and this request's own timers
+ * notice it: 1, 2, 4, then every 8 ms — a dispatched request starts at most that late.
  */
 async function waitForSeats(fc: FlowController, p: Placement, a: Admitted & { kind: 'queued' }, limitMs: number, signal: AbortSignal | undefined): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = Date.now() + limitMs;
+  let poll: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
-  const outcome = await new Promise<'dispatched' | 'time-out' | 'cancelled'>((resolve) => {
-    a.ticket.notify = () => resolve('dispatched');
-    timer = setTimeout(() => resolve('time-out'), limitMs);
+  const outcome = await new Promise<'dispatched' | 'reaped' | 'time-out' | 'cancelled'>((resolve) => {
+    let every = 1;
+    const look = () => {
+      if (a.ticket.state === 'executing') return resolve('dispatched');
+      if (a.ticket.state === 'done') return resolve('reaped'); // taken back by the sweep: it waited too long
+      const left = deadline - Date.now();
+      if (left <= 0) return resolve('time-out');
+      poll = setTimeout(look, Math.min(every, left));
+      every = Math.min(every * 2, DISPATCH_POLL_MAX_MS);
+    };
+    look();
     if (signal) {
-      onAbort = () => resolve('cancelled');
+      onAbort = () => resolve('cancelled'); // the request's own signal: its own context
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort);
     }
   });
-  clearTimeout(timer);
+  clearTimeout(poll);
   if (signal && onAbort) signal.removeEventListener('abort', onAbort);
   if (outcome === 'dispatched') return true;
+  if (outcome === 'reaped') return false;
   // Dispatched in the meantime (abandon finds it no longer waiting): it runs after all.
   return !fc.abandon(p, a, outcome);
 }
