@@ -3,13 +3,11 @@
 // start, and writes ./kubeconfig.
 
 import { mkdirSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { join, resolve } from 'node:path';
-import { startGateway, writeKubeconfig } from './gateway';
+import { writeKubeconfig } from './gateway';
+import { serveAsNpmStart } from './serve';
 import { ensureLocalSecrets } from './dev-vars';
 import { ROOT } from './root';
-import { bundleWorkerInChild } from './build-child';
 
 const DEV_VARS = join(ROOT, '.dev.vars');
 
@@ -21,15 +19,9 @@ mkdirSync(persistDir, { recursive: true });
 const { ADMIN_TOKEN: token, SERVICE_ACCOUNT_SIGNING_KEY: serviceAccountSigningKey } = ensureLocalSecrets(DEV_VARS, ['ADMIN_TOKEN', 'SERVICE_ACCOUNT_SIGNING_KEY']);
 const maxConnections = process.env.MAX_CONNECTIONS ? Number(process.env.MAX_CONNECTIONS) : undefined;
 // Bundled in a child process, so this one never holds the bundler's memory (issue 20: idle RSS).
-const scriptPath = bundleWorkerInChild();
-const gateway = await startGateway({ scriptPath, port, persistDir, adminToken: token, serviceAccountSigningKey, listener: { maxConnections } });
+const gateway = await serveAsNpmStart({ port, persistDir, adminToken: token, serviceAccountSigningKey, listener: { maxConnections } });
 const kubeconfig = join(ROOT, 'kubeconfig');
 writeKubeconfig(kubeconfig, gateway, token);
-
-// Starting leaves ~100 MB of garbage (Miniflare's setup) that an idle Node process never collects: one full
-// collection now (measured: the process at 374 → 262 MB RSS; Node's documented way to reach gc without a flag).
-setFlagsFromString('--expose-gc');
-(runInNewContext('gc') as () => void)();
 
 console.log(`edgeplane serving on ${gateway.url} and ${gateway.httpsUrl} (state in ${persistDir})`);
 console.log(`kubectl: export KUBECONFIG=${kubeconfig}`);

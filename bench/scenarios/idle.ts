@@ -20,7 +20,7 @@ export interface IdleResult {
 }
 
 function role(ep: Edgeplane, pid: number, comm: string): string {
-  if (pid === ep.gatewayPid) return 'Node: the gateway (Miniflare, wrangler, the dual listener)';
+  if (pid === ep.gatewayPid) return 'Node: the gateway (Miniflare, the dual listener)';
   if (comm === 'workerd') return 'workerd';
   const cmd = commandLine(pid);
   if (comm === 'esbuild') return cmd.includes('/tsx/') ? 'esbuild service (tsx, loads TypeScript)' : 'esbuild service (scripts/build.ts bundled the Worker)';

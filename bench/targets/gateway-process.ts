@@ -4,7 +4,7 @@
 // and secrets come from the parent (bench/targets/edgeplane.ts) in BENCH_GATEWAY. Prints one JSON line
 // when serving, and stops on SIGTERM as start.ts does.
 
-import { startGateway } from '../../scripts/gateway';
+import { serveAsNpmStart } from '../../scripts/serve';
 
 interface Config {
   persistDir: string;
@@ -15,7 +15,7 @@ interface Config {
 }
 
 const config = JSON.parse(process.env.BENCH_GATEWAY ?? '{}') as Config;
-const gateway = await startGateway({
+const gateway = await serveAsNpmStart({
   port: 0,
   persistDir: config.persistDir,
   adminToken: config.adminToken,
