@@ -125,10 +125,8 @@ export class FlowController {
     }
     if (r.kind === 'queued') {
       const ticket = r.ticket;
-      ticket.onDispatch = () => {
-        this.dispatched(p);
-        ticket.notify?.();
-      };
+      // The waiting request sees its ticket 'executing' on its own timers (worker/flowcontrol.ts waitForSeats).
+      ticket.onDispatch = () => this.dispatched(p);
     }
     return { ...r, queues };
   }

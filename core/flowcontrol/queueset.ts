@@ -38,8 +38,6 @@ export interface Ticket {
   charged: number; // virtual work charged at dispatch
   /** Called (once) when a waiting request is dispatched. */
   onDispatch?: () => void;
-  /** For the caller of whoever set onDispatch (the controller counts, then notifies the waiting request). */
-  notify?: () => void;
   /** The caller's own bookkeeping (the controller's counters). */
   meta?: unknown;
 }
