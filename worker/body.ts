@@ -39,30 +39,40 @@ export async function readBodyBytes(req: Request): Promise<Uint8Array> {
     readBodies.set(req, all);
     return all;
   }
-  const reader = req.body.getReader();
+  // Kept up to the limit; past it, read and dropped up to the drain limit (see DRAIN_LIMIT_BYTES).
+  const { bytes, total } = await readKept(req.body, MAX_REQUEST_BODY_BYTES, DRAIN_LIMIT_BYTES);
+  if (total > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+  readBodies.set(req, bytes);
+  return bytes;
+}
+
+/**
+ * Reads `body`, keeping its bytes while they are at most `keep` (`bytes` is empty beyond), and cancelling it once more
+ * than `stopAfter` have come; `total` counts what was read. The one chunk loop of request and response bodies.
+ */
+async function readKept(body: ReadableStream<Uint8Array>, keep: number, stopAfter: number): Promise<{ bytes: Uint8Array; total: number }> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (total > DRAIN_LIMIT_BYTES) {
-      await reader.cancel();
+    if (total > stopAfter) {
+      await reader.cancel().catch(() => undefined);
       break;
     }
-    if (total <= MAX_REQUEST_BODY_BYTES) chunks.push(value);
+    if (total <= keep) chunks.push(value);
   }
-  if (total > MAX_REQUEST_BODY_BYTES) throw tooLarge();
-  const all = chunks.length === 1 ? chunks[0] : new Uint8Array(total);
-  if (all !== chunks[0]) {
-    let offset = 0;
-    for (const c of chunks) {
-      all.set(c, offset);
-      offset += c.byteLength;
-    }
+  if (total > keep) return { bytes: new Uint8Array(), total };
+  if (chunks.length === 1) return { bytes: chunks[0]!, total };
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
   }
-  readBodies.set(req, all);
-  return all;
+  return { bytes, total };
 }
 
 function tooLarge(): StatusError {
@@ -95,24 +105,6 @@ export async function drainUnread(req: Request): Promise<void> {
 /** A response body's text when it is at most `cap` bytes; undefined (and the rest not read) beyond. */
 export async function readCapped(res: Response, cap: number): Promise<string | undefined> {
   if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  const { bytes, total } = await readKept(res.body, cap, cap);
+  return total > cap ? undefined : new TextDecoder().decode(bytes);
 }
