@@ -115,18 +115,24 @@ const latest = (metrics: PodMetrics) => {
   return t;
 };
 
+/** The pods' metrics without the ignored and unready pods (kube's groupPods and removeMetricsForPods), or kube's errors. */
+function readyMetrics(pods: Obj[], all: PodMetrics, resource: string, now: number): { metrics: PodMetrics; groups: ReturnType<typeof groupPods> } {
+  const metrics = new Map(all);
+  if (pods.length === 0) throw new MetricError('no pods returned by selector while calculating replica count');
+  const groups = groupPods(pods, metrics, resource, now);
+  for (const n of groups.ignored) metrics.delete(n);
+  for (const n of groups.unready) metrics.delete(n);
+  if (metrics.size === 0) throw new MetricError('did not receive metrics for targeted pods (pods might be unready)');
+  return { metrics, groups };
+}
+
 /** GetResourceReplicas: a Utilization target (percent of request). */
 export function resourceReplicas(args: {
   currentReplicas: number; targetUtilization: number; resource: string; container: string; pods: Obj[]; metrics: PodMetrics; now: number;
   milli: (q: unknown) => number;
 }): ReplicaResult {
   const { currentReplicas, targetUtilization, resource, container, pods, now } = args;
-  const metrics = new Map(args.metrics);
-  if (pods.length === 0) throw new MetricError('no pods returned by selector while calculating replica count');
-  const groups = groupPods(pods, metrics, resource, now);
-  for (const n of groups.ignored) metrics.delete(n);
-  for (const n of groups.unready) metrics.delete(n);
-  if (metrics.size === 0) throw new MetricError('did not receive metrics for targeted pods (pods might be unready)');
+  const { metrics, groups } = readyMetrics(pods, args.metrics, resource, now);
   const requests = podRequests(pods, container, resource, args.milli);
   const timestamp = latest(metrics);
   const first = utilizationRatio(metrics, requests, targetUtilization);
@@ -157,12 +163,7 @@ export function rawResourceReplicas(args: {
   currentReplicas: number; targetAverage: number; resource: string; pods: Obj[]; metrics: PodMetrics; now: number;
 }): ReplicaResult {
   const { currentReplicas, targetAverage, resource, pods, now } = args;
-  const metrics = new Map(args.metrics);
-  if (pods.length === 0) throw new MetricError('no pods returned by selector while calculating replica count');
-  const groups = groupPods(pods, metrics, resource, now);
-  for (const n of groups.ignored) metrics.delete(n);
-  for (const n of groups.unready) metrics.delete(n);
-  if (metrics.size === 0) throw new MetricError('did not receive metrics for targeted pods (pods might be unready)');
+  const { metrics, groups } = readyMetrics(pods, args.metrics, resource, now);
   const timestamp = latest(metrics);
   const usage = (m: PodMetrics) => {
     let total = 0;
