@@ -5,7 +5,7 @@ import { Miniflare } from 'miniflare';
 import { delimiter, join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ROOT } from './root';
-import { defaultLimits, listenDual, localCertificate, type ListenerLimits } from './dual-listener';
+import { defaultLimits, listenDual, localCertificate, type ListenerLimits, type PipeOptions } from './dual-listener';
 import { kubeconfigText } from './kubeconfig-file';
 import { wranglerWorkerOptions } from './wrangler-options';
 
@@ -20,8 +20,12 @@ export interface GatewayOptions {
   scriptPath?: string; // a prebuilt bundle (the deploy build) instead of bundling worker/ now
   // The local listener's bounds (scripts/dual-listener.ts ListenerLimits); unset ones follow `ulimit -n`.
   listener?: Partial<ListenerLimits>;
+  listenerPipe?: PipeOptions; // how the listener carries workerd's bytes to clients (dual-listener.ts ReadWindow)
   inspectorPort?: number; // open workerd's V8 inspector here (0: a free port; see Gateway.inspectorPort); benchmarks' heap figures and profiles
 }
+
+// How the listener carries workerd's bytes to clients: see ReadWindow (scripts/dual-listener.ts).
+export const DEFAULT_PIPE: PipeOptions = {};
 
 // wrangler also reads .dev.vars; dropping its secrets keeps a test or benchmark gateway from serving with a
 // developer's tokens, and lets a caller start one with no secrets at all.
@@ -68,7 +72,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const upstream = await mf.ready;
   const inspectorPort = opts.inspectorPort === undefined ? undefined : Number((await mf.getInspectorURL()).port);
   const limits = { ...defaultLimits(), ...definedOnly(opts.listener ?? {}) };
-  const listener = await listenDual(opts.port, Number(upstream.port), tls, limits);
+  const listener = await listenDual(opts.port, Number(upstream.port), tls, limits, opts.listenerPipe ?? DEFAULT_PIPE);
   const port = listener.port;
   // Any request wakes the controller manager (worker/controllers.ts); send one so loops run without user action.
   await fetch(new URL('/healthz', upstream)).then((r) => r.text()).catch(() => undefined);
