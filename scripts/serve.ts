@@ -10,18 +10,16 @@ import { startGateway, type Gateway, type GatewayOptions } from './gateway';
 import { bundleWorkerInChild } from './build-child';
 
 export async function serveAsNpmStart(opts: Omit<GatewayOptions, 'scriptPath'>): Promise<Gateway> {
-  const gateway = await startGateway({ ...opts, listenerPipe: opts.listenerPipe ?? pipeFromEnv(), scriptPath: bundleWorkerInChild() });
+  const gateway = await startGateway({ ...opts, listenerUpstream: opts.listenerUpstream ?? upstreamFromEnv(), scriptPath: bundleWorkerInChild() });
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
   return gateway;
 }
 
-/** READ_WINDOW_MS: the listener's read window (ms; "off": none), for measuring; unset: the default (gateway.ts DEFAULT_PIPE). */
-function pipeFromEnv(): GatewayOptions['listenerPipe'] {
-  const v = process.env.READ_WINDOW_MS;
+/** LISTENER_UPSTREAM=direct|entry: where the `npm start` listener sends clients (GatewayOptions.listenerUpstream). */
+function upstreamFromEnv(): GatewayOptions['listenerUpstream'] {
+  const v = process.env.LISTENER_UPSTREAM;
   if (v === undefined || v === '') return undefined;
-  if (v === 'off') return {};
-  const ms = Number(v);
-  if (!Number.isFinite(ms) || ms < 0 || ms > 1000) throw new Error(`READ_WINDOW_MS must be "off" or 0 to 1000 ms, not ${JSON.stringify(v)}`);
-  return { readWindowMs: ms };
+  if (v === 'direct' || v === 'entry') return v;
+  throw new Error(`LISTENER_UPSTREAM must be "entry" or "direct", not ${JSON.stringify(v)}`);
 }

@@ -10,9 +10,7 @@ const modulePath = process.env.LISTENER_MODULE ?? join(dirname(fileURLToPath(imp
 const upstream = Number(process.env.UPSTREAM_PORT);
 const mod = (await import(modulePath)) as typeof import('../../scripts/dual-listener');
 const tls = mod.localCertificate(join(tmpdir(), 'edgeplane-listener-bench-tls'));
-// LISTENER_PIPE: the pipe options (JSON), for listeners that take them.
-const pipe = JSON.parse(process.env.LISTENER_PIPE ?? '{}') as Record<string, unknown>;
-const listener = await (mod.listenDual as (...a: unknown[]) => ReturnType<typeof mod.listenDual>)(0, upstream, tls, mod.defaultLimits(), pipe);
+const listener = await mod.listenDual(0, upstream, tls);
 console.log(JSON.stringify({ port: listener.port }));
 process.on('SIGTERM', () => {
   listener.close().finally(() => process.exit(0));
