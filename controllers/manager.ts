@@ -32,6 +32,7 @@ import { DisruptionController, COMPONENT as DISRUPTION_COMPONENT } from './disru
 import { parsePool, ServiceLoadBalancerController, COMPONENT as LB_COMPONENT } from './service-lb';
 import { apiMetricsClient, apiScaleClient, HorizontalPodAutoscalerController, HPAS, COMPONENT as HPA_COMPONENT } from './hpa';
 import { ApiServiceAvailabilityController, APISERVICES } from './apiservice';
+import { CsrSigningController, CSRS, webCryptoSigner, COMPONENT as CSR_COMPONENT } from './csr';
 
 export interface ManagerOptions {
   server: string;
@@ -44,6 +45,7 @@ export interface ManagerOptions {
   nodeMonitorGraceSeconds?: number; // node lifecycle: Lease silence before a node is Unknown (default 40)
   loadBalancerPool?: string; // LOAD_BALANCER_POOL: the CIDR LoadBalancer Services get addresses from ('' or bad: none)
   rootCaCert?: string; // ROOT_CA_CERT: ca.crt of every namespace's kube-root-ca.crt
+  clusterSigning?: { cert: string; key: string; durationSeconds: number }; // CLUSTER_SIGNING_CERT/_KEY: the CSR signer's CA
   resyncSeconds?: number; // CONTROLLER_RESYNC_SECONDS: the informers' resync period (default informers.ts RESYNC_PERIOD_MS)
   dropEvent?: (groupResource: string) => boolean; // fault tests: lose an event on its way to a handler
 }
@@ -159,6 +161,23 @@ export class ControllerManager {
     return new HttpApi({ server: this.o.server, fetch: this.o.fetch, token: async () => token, onWrite: () => this.writes++ });
   }
 
+  /** kube's csrsigning controllers, when a cluster CA is configured and loads (else logged and skipped, as kube skips them). */
+  private async csrSigner(informers: InformerFactory): Promise<CsrSigningController | undefined> {
+    const s = this.o.clusterSigning;
+    if (!s) return undefined;
+    let signer;
+    try {
+      signer = await webCryptoSigner(s.cert, s.key);
+    } catch (e) {
+      console.error(`${CSR_COMPONENT}: CLUSTER_SIGNING_CERT/CLUSTER_SIGNING_KEY: ${(e as Error).message}; CSRs are not signed`);
+      return undefined;
+    }
+    return new CsrSigningController({
+      api: await this.controllerApi('certificate-controller'), csrs: informers.for(CSRS), signer, clock: this.o.clock,
+      signingDurationSeconds: s.durationSeconds, randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
+    });
+  }
+
   private async controllerApi(account: ControllerAccount): Promise<HttpApi> {
     return this.apiAs(controllerUsername(account));
   }
@@ -261,6 +280,7 @@ export class ControllerManager {
     const apiServiceController = new ApiServiceAvailabilityController({
       api: await this.apiAs(APISERVER_USER), apiServices: informers.for(APISERVICES), services, endpoints: informers.for(ENDPOINTS), clock,
     });
+    const csrSigner = await this.csrSigner(informers);
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
     const sweeper = new EventTTLSweeper(await this.controllerApi('generic-garbage-collector'), informers.for(RESOURCES.events), clock, this.o.eventTTLSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
     // kube-proxy: its own informers as system:kube-proxy, shared by the followers of every simulated node.
@@ -278,6 +298,7 @@ export class ControllerManager {
       ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
       resource_quota_controller_resource_quota_primary: quotaController.queue, horizontalpodautoscaler: hpaController.queue,
       APIServiceAvailability: apiServiceController.queue,
+      ...(csrSigner ? { certificate: csrSigner.queue } : {}),
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -291,7 +312,8 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2)];
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2),
+        ...(csrSigner ? csrSigner.run(5) : [])];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

@@ -81,6 +81,8 @@ export const SETTINGS = {
   defaultTolerationSeconds: seconds('DEFAULT_TOLERATION_SECONDS', 300, 0, 365 * DAY, 'the not-ready/unreachable tolerations every new pod gets'),
   loadBalancerPool: string('LOAD_BALANCER_POOL', '198.51.100.0/24', 'the IPv4 CIDR Services of type LoadBalancer get status.loadBalancer.ingress addresses from (empty: none)'),
   rootCaCert: string('ROOT_CA_CERT', '', "PEM bundle published as ca.crt of the kube-root-ca.crt ConfigMap in every namespace (kube's root CA publisher); `npm start` sets its self-signed certificate"),
+  clusterSigningCert: string('CLUSTER_SIGNING_CERT', '', "PEM certificate of the CA that signs approved CertificateSigningRequests of kube's kubernetes.io signers, with the CLUSTER_SIGNING_KEY secret (empty: no signing, as kube-controller-manager without --cluster-signing-cert-file); `npm start` sets its self-signed certificate and key"),
+  clusterSigningDurationSeconds: seconds('CLUSTER_SIGNING_DURATION_SECONDS', 365 * DAY, 600, 100 * 365 * DAY, "the longest lifetime of a signed certificate; spec.expirationSeconds may shorten it to 10 minutes (kube's --cluster-signing-duration)"),
   eventTtlSeconds: seconds('EVENT_TTL_SECONDS', 3600, 1, 365 * DAY, "events expire this long after their last recorded time (kube's --event-ttl)"),
   // Tests only
   enableTestHooks: boolean('ENABLE_TEST_HOOKS', false, 'POST /debug/raw-write and other test hooks; never in production'),

@@ -91,6 +91,9 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
           nodeMonitorGraceSeconds: this.settings.nodeMonitorGraceSeconds,
           loadBalancerPool: this.settings.loadBalancerPool,
           rootCaCert: this.settings.rootCaCert,
+          clusterSigning: this.settings.clusterSigningCert
+            ? { cert: this.settings.clusterSigningCert, key: this.env.CLUSTER_SIGNING_KEY ?? '', durationSeconds: this.settings.clusterSigningDurationSeconds }
+            : undefined,
         });
         manager.run();
         this.manager = manager;
