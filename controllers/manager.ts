@@ -32,6 +32,7 @@ import { DisruptionController, COMPONENT as DISRUPTION_COMPONENT } from './disru
 import { parsePool, ServiceLoadBalancerController, COMPONENT as LB_COMPONENT } from './service-lb';
 import { apiMetricsClient, apiScaleClient, HorizontalPodAutoscalerController, HPAS, COMPONENT as HPA_COMPONENT } from './hpa';
 import { ApiServiceAvailabilityController, APISERVICES } from './apiservice';
+import { CrdRegistrationController, CRDS } from './apiservice-crd';
 import { CsrSigningController, CSRS, webCryptoSigner, COMPONENT as CSR_COMPONENT } from './csr';
 
 export interface ManagerOptions {
@@ -280,6 +281,7 @@ export class ControllerManager {
     const apiServiceController = new ApiServiceAvailabilityController({
       api: await this.apiAs(APISERVER_USER), apiServices: informers.for(APISERVICES), services, endpoints: informers.for(ENDPOINTS), clock,
     });
+    const crdRegistration = new CrdRegistrationController({ api: apiServiceController.api, crds: informers.for(CRDS), apiServices: informers.for(APISERVICES), clock });
     const csrSigner = await this.csrSigner(informers);
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
     const sweeper = new EventTTLSweeper(await this.controllerApi('generic-garbage-collector'), informers.for(RESOURCES.events), clock, this.o.eventTTLSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
@@ -297,7 +299,7 @@ export class ControllerManager {
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
       ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
       resource_quota_controller_resource_quota_primary: quotaController.queue, horizontalpodautoscaler: hpaController.queue,
-      APIServiceAvailability: apiServiceController.queue,
+      APIServiceAvailability: apiServiceController.queue, crd_autoregistration_controller: crdRegistration.queue,
       ...(csrSigner ? { certificate: csrSigner.queue } : {}),
     };
     this.queues = {
@@ -312,7 +314,7 @@ export class ControllerManager {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2),
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2), ...crdRegistration.run(1),
         ...(csrSigner ? csrSigner.run(5) : [])];
       sweeper.start();
       this.proxies = proxies;
