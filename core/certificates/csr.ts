@@ -3,7 +3,7 @@
 // signature and what it covers — and the subject re-encoded as Go's pkix.Name.ToRDNSequence writes it into the
 // certificates kube's signer issues (its known attribute types only, in Go's order, one RDN per type).
 
-import { bitStringBytes, children, DerError, latin1, oid, oidText, readAll, readOne, seq, set, stringValue, TAG, tlv, utf8, type Tlv } from './der';
+import { bitStringBytes, children, DerError, latin1, oid, oidText, readAll, readOne, seq, seqOf, setOf, stringValue, TAG, tlv, utf8, type Tlv } from './der';
 import { decodePem } from './pem';
 
 /** pkix.Name's fields, as Go fills them from an RDN sequence. */
@@ -82,7 +82,7 @@ const directoryString = (s: string): Uint8Array => tlv(isPrintable(s) ? TAG.PRIN
 export function encodeName(n: Name): Uint8Array {
   const rdns: Uint8Array[] = [];
   const add = (values: readonly string[], type: string) => {
-    if (values.length) rdns.push(set(...values.map((v) => seq(oid(type), directoryString(v)))));
+    if (values.length) rdns.push(setOf(values.map((v) => seq(oid(type), directoryString(v)))));
   };
   add(n.country, OID.country);
   add(n.province, OID.province);
@@ -93,7 +93,7 @@ export function encodeName(n: Name): Uint8Array {
   add(n.organizationalUnit, OID.organizationalUnit);
   if (n.commonName) add([n.commonName], OID.commonName);
   if (n.serialNumber) add([n.serialNumber], OID.serialNumber);
-  return seq(...rdns);
+  return seqOf(rdns);
 }
 
 export const isEmptyName = (n: Name): boolean => encodeName(n).length === 2;

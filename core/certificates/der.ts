@@ -127,6 +127,11 @@ export function concat(parts: readonly Uint8Array[]): Uint8Array {
 
 /** One element: tag, minimal length, content. */
 export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
+  return tlvOf(tag, content);
+}
+
+/** One element over an array of parts (no spread: a request may carry hundreds of thousands of names). */
+export function tlvOf(tag: number, content: readonly Uint8Array[]): Uint8Array {
   const body = concat(content);
   const n = body.length;
   let head: number[];
@@ -141,6 +146,8 @@ export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
 
 export const seq = (...items: Uint8Array[]): Uint8Array => tlv(TAG.SEQUENCE, ...items);
 export const set = (...items: Uint8Array[]): Uint8Array => tlv(TAG.SET, ...items);
+export const seqOf = (items: readonly Uint8Array[]): Uint8Array => tlvOf(TAG.SEQUENCE, items);
+export const setOf = (items: readonly Uint8Array[]): Uint8Array => tlvOf(TAG.SET, items);
 export const nul = (): Uint8Array => Uint8Array.of(TAG.NULL, 0);
 export const octets = (b: Uint8Array): Uint8Array => tlv(TAG.OCTET_STRING, b);
 export const bool = (v: boolean): Uint8Array => Uint8Array.of(TAG.BOOLEAN, 1, v ? 0xff : 0);

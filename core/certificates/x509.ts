@@ -5,7 +5,7 @@
 // authorityKeyIdentifier from the CA's subjectKeyIdentifier, subjectAltName (critical when the subject is
 // empty). Also the few fields of the CA's own certificate the signer needs.
 
-import { bitString, bool, children, concat, DerError, explicit, latin1, nul, octets, oid, oidText, readOne, seq, tlv, TAG, unsignedInteger, type Tlv } from './der';
+import { bitString, bool, children, concat, DerError, explicit, latin1, nul, octets, oid, oidText, readOne, seq, seqOf, tlv, TAG, unsignedInteger, type Tlv } from './der';
 import { encodeName, isEmptyName, OID, type CertificateRequest } from './csr';
 
 export interface CaCertificate {
@@ -129,7 +129,7 @@ function subjectAltName(req: CertificateRequest): Uint8Array | undefined {
     names.push(tlv(0x87, mapped ? ip.subarray(12) : ip));
   }
   for (const u of req.uris) names.push(ia5(0x86, u));
-  return names.length ? seq(...names) : undefined;
+  return names.length ? seqOf(names) : undefined;
 }
 
 /** The signature AlgorithmIdentifier Go picks for a CA key: ECDSA by curve with its hash, RSA with SHA-256, Ed25519. */
