@@ -91,6 +91,10 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
           nodeMonitorGraceSeconds: this.settings.nodeMonitorGraceSeconds,
           loadBalancerPool: this.settings.loadBalancerPool,
           rootCaCert: this.settings.rootCaCert,
+          staticPodUrl: this.settings.staticPodUrl,
+          staticPodCheckSeconds: this.settings.staticPodCheckSeconds,
+          staticPodNodes: this.settings.staticPodNodes,
+          manifestFetch: (url, init) => fetch(url, init),
         });
         manager.run();
         this.manager = manager;
