@@ -18,7 +18,7 @@ import { ApiError } from '../../client/types';
 import { isAlreadyExists, isConflict, isNotFound, RESOURCES, type Api } from '../api-client';
 import type { Clock } from '../clock';
 import type { SharedInformer } from '../informers';
-import { logSyncError, runWorker, WorkQueue } from '../workqueue';
+import { logSyncError, macrotask, runWorker, WorkQueue } from '../workqueue';
 import { isStopped } from './node-status';
 import type { StaticPodSource } from './static-pod-source';
 import {
@@ -127,7 +127,7 @@ export class StaticPods {
     for (const key of this.refused.keys()) this.queue.add(key); // kube retries each pod sync
     if (text === this.lastText) return this.markReady(); // unchanged since the last read
     this.lastText = text;
-    const { pods, problems } = parseManifests(text);
+    const { pods, problems } = await parseManifests(text, macrotask);
     for (const p of problems) this.log(`kubelet static pods: ${source.location}: ${p}`);
     const now = seenTimestamp(this.d.clock.now());
     const next = new Map<string, Wanted>();

@@ -6,7 +6,7 @@
 // count, each document's decoded size (aliases) and nesting; a bad document is reported and skipped, never
 // the rest.
 
-import { Composer, Parser } from 'yaml';
+import { Composer, Lexer, Parser } from 'yaml';
 import { boundedJson, MAX_ALIAS_COUNT, PARSE_OPTIONS } from '../encoding/yaml-decode';
 import { jsonDepthError } from '../encoding/json-depth';
 import { fnv1a64Hex } from '../hash';
@@ -17,10 +17,14 @@ export const MAX_MANIFEST_BYTES = 1024 * 1024;
 export const MAX_STATIC_PODS = 100;
 // Documents looked at per read (empty ones included), so a stream of 100,000 `---` costs little.
 const MAX_DOCUMENTS = 2 * MAX_STATIC_PODS;
-// Decoded JSON of one document: an alias bomb stops here.
-const MAX_DOCUMENT_BYTES = MAX_MANIFEST_BYTES;
+// One document's text (composed in one step, see parseManifests) and its decoded JSON (an alias bomb stops
+// there): kubeadm's static pods are about 4 KiB; a pod with a hundred containers about 40.
+const MAX_DOCUMENT_BYTES = 64 * 1024;
 // Pod specs nest about 15 deep; the canonical walk below recurses, so deeper documents are refused.
 const MAX_DEPTH = 64;
+// The text's nesting bound (flow brackets, indentation): the yaml package composes recursively, and a stack
+// overflow deep inside it can end the process rather than throw; 4-space indentation of a pod spec stays far below.
+const MAX_NESTING = 256;
 
 // pkg/kubelet/types/pod_update.go
 export const CONFIG_MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
@@ -36,40 +40,127 @@ export interface ParsedManifests {
   problems: string[]; // one line per skipped document, pod or limit, for the log
 }
 
-/** The pods of a manifest text; never throws. */
-export function parseManifests(text: string): ParsedManifests {
+/** Waits for the event loop (injected: a macrotask in the runtime, nothing in tests that need no yielding). */
+export type Pause = () => Promise<void>;
+
+// Lexemes handled between two pauses: a few milliseconds of the yaml package's lexer and parser.
+const LEXEMES_PER_SLICE = 1024;
+
+/**
+ * The pods of a manifest text; never throws. Cooperative: the text is lexed and parsed a slice at a time with a
+ * pause between slices and after each document (the yaml package takes about 2 µs a byte, so a 1 MiB manifest in
+ * one go would hold the isolate's one thread for seconds). Composing one document is the longest step, so
+ * documents are bounded in bytes before they are composed, and the text's nesting is bounded before anything
+ * recursive sees it.
+ */
+export async function parseManifests(text: string, pause: Pause = async () => undefined): Promise<ParsedManifests> {
   const problems: string[] = [];
   const pods: Obj[] = [];
   if (text.length > MAX_MANIFEST_BYTES) return { pods, problems: [`manifest larger than ${MAX_MANIFEST_BYTES} bytes: not read`] };
+  const depth = nestingBound(text);
+  if (depth > MAX_NESTING) return { pods, problems: [`manifest nested deeper than ${MAX_NESTING} levels: not read`] };
   let index = 0;
-  try {
-    const composer = new Composer(PARSE_OPTIONS);
-    for (const doc of composer.compose(new Parser().parse(text))) {
-      index++;
-      if (index > MAX_DOCUMENTS) {
-        problems.push(`more than ${MAX_DOCUMENTS} documents: the rest are skipped`);
-        break;
-      }
-      const where = `document ${index}`;
-      if (doc.errors.length) {
-        problems.push(`${where}: ${doc.errors[0].message.split('\n')[0]}`);
-        continue;
-      }
-      const value = decode(doc, where, problems);
-      if (value === undefined || value === null) continue;
-      for (const pod of podsOf(value, where, problems)) {
-        if (pods.length >= MAX_STATIC_PODS) {
-          problems.push(`more than ${MAX_STATIC_PODS} pods: the rest are skipped`);
-          return { pods, problems };
-        }
-        pods.push(pod);
-      }
+  let full = false;
+  const composer = new Composer(PARSE_OPTIONS);
+  const parser = new Parser();
+  const take = (doc: { errors: { message: string }[]; toJS(o: { maxAliasCount: number }): unknown }) => {
+    if (full) return;
+    index++;
+    const where = `document ${index}`;
+    if (index > MAX_DOCUMENTS) {
+      problems.push(`more than ${MAX_DOCUMENTS} documents: the rest are skipped`);
+      full = true;
+      return;
     }
+    if (doc.errors.length) {
+      problems.push(`${where}: ${doc.errors[0].message.split('\n')[0]}`);
+      return;
+    }
+    const value = decode(doc, where, problems);
+    if (value === undefined || value === null) return;
+    for (const pod of podsOf(value, where, problems)) {
+      if (pods.length >= MAX_STATIC_PODS) {
+        problems.push(`more than ${MAX_STATIC_PODS} pods: the rest are skipped`);
+        full = true;
+        return;
+      }
+      pods.push(pod);
+    }
+  };
+  // A document token is composed only when it is small enough; a big one is counted and skipped.
+  let composed = 0;
+  const token = async (t: { type: string; offset: number }) => {
+    if (t.type === 'document' && parser.offset - t.offset > MAX_DOCUMENT_BYTES) {
+      take({ errors: [{ message: `larger than ${MAX_DOCUMENT_BYTES} bytes` }], toJS: () => null });
+      return;
+    }
+    for (const doc of composer.next(t as Parameters<Composer['next']>[0])) {
+      take(doc);
+      composed++;
+    }
+    if (composed > 0) {
+      composed = 0;
+      await pause();
+    }
+  };
+  try {
+    let lexemes = 0;
+    for (const lexeme of new Lexer().lex(text)) {
+      for (const t of parser.next(lexeme)) await token(t);
+      if (full) break;
+      if (++lexemes % LEXEMES_PER_SLICE === 0) await pause();
+    }
+    if (!full) for (const t of parser.end()) await token(t);
+    if (!full) for (const doc of composer.end()) take(doc);
   } catch (e) {
-    // The parser's own recursion on a pathological stream: what was read so far stands.
     problems.push(`document ${index + 1}: ${(e as Error).message.split('\n')[0]}`);
   }
   return { pods, problems };
+}
+
+/**
+ * An upper bound of a YAML text's nesting, in one linear pass: open flow brackets outside quoted scalars and
+ * comments, plus the indentation and block indicators (`- `, `? `, `: `) that open each line. Quoted scalars
+ * are taken to end at the line's end (a multi-line one only makes the bound larger, never smaller).
+ */
+export function nestingBound(text: string): number {
+  let max = 0;
+  let flow = 0;
+  let prefix = 0;
+  let atLineStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n') {
+      atLineStart = true;
+      prefix = 0;
+      continue;
+    }
+    if (atLineStart) {
+      if (c === ' ' || c === '\t' || c === '-' || c === '?' || c === ':') {
+        prefix++;
+        max = Math.max(max, prefix + flow);
+        continue;
+      }
+      atLineStart = false;
+    }
+    const before = i === 0 ? ' ' : text[i - 1];
+    const opensToken = before === ' ' || before === '\t' || before === '\n' || before === '[' || before === '{' || before === ',' || before === ':';
+    if (c === '#' && (before === ' ' || before === '\t' || before === '\n' || i === 0)) {
+      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+    } else if ((c === '"' || c === "'") && opensToken) {
+      for (i++; i < text.length && text[i] !== '\n'; i++) {
+        if (c === '"' && text[i] === '\\') i++;
+        else if (text[i] === c) break;
+      }
+      if (text[i] === '\n') i--; // the newline resets the line
+    } else if (c === '[' || c === '{') {
+      flow++;
+      max = Math.max(max, prefix + flow);
+    } else if ((c === ']' || c === '}') && flow > 0) {
+      flow--;
+    }
+  }
+  return max;
 }
 
 /** A document as plain JSON values, bounded in size and depth; undefined (with a problem) when it is not. */

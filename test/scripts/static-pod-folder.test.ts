@@ -21,8 +21,8 @@ describe('static pod folder', () => {
     mkdirSync(join(dir, 'sub.yaml'));
     const warnings: string[] = [];
     const text = folderManifests(dir, (w) => warnings.push(w));
-    expect(parseManifests(text)).toEqual({ pods: expect.any(Array), problems: [] });
-    expect(parseManifests(text).pods.map((p: any) => p.metadata.name)).toEqual(['a', 'b', 'b2']);
+    expect((await parseManifests(text))).toEqual({ pods: expect.any(Array), problems: [] });
+    expect((await parseManifests(text)).pods.map((p: any) => p.metadata.name)).toEqual(['a', 'b', 'b2']);
     expect(warnings).toEqual([expect.stringContaining('huge.yml is larger than 1048576 bytes: skipped')]);
     expect(folderManifests(join(dir, 'missing'))).toBe('');
 
@@ -30,7 +30,7 @@ describe('static pod folder', () => {
     try {
       writeFileSync(join(dir, 'c.yaml'), pod('c')); // read afresh on every request
       const body = await (await fetch(served.url)).text();
-      expect(parseManifests(body).pods.map((p: any) => p.metadata.name)).toEqual(['a', 'b', 'b2', 'c']);
+      expect((await parseManifests(body)).pods.map((p: any) => p.metadata.name)).toEqual(['a', 'b', 'b2', 'c']);
     } finally {
       await served.close();
     }
