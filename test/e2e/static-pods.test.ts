@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, type Running, waitFor } from './fixtures';
+import { Victim } from './hostile';
 
 const manifest = (image: string) => `apiVersion: v1
 kind: Pod
@@ -27,13 +28,13 @@ spec:
 describe('static pods', () => {
   let r: Running;
   let server: Server;
-  let body = manifest('nginx:1.27');
+  let body: string | (() => string) = manifest('nginx:1.27');
   let reads = 0;
   beforeAll(async () => {
     server = createServer((_req, res) => {
       reads++;
       res.writeHead(200, { 'content-type': 'application/yaml' });
-      res.end(body);
+      res.end(typeof body === 'string' ? body : body());
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/manifests.yaml`;
@@ -124,4 +125,19 @@ describe('static pods', () => {
       return pods.some((p: any) => p.metadata.annotations?.['kubernetes.io/config.mirror']) ? undefined : true;
     });
   }, 90_000);
+
+  it('a manifest of a mebibyte of YAML that changes at every read does not stall another tenant', async () => {
+    const victim = await Victim.create(r);
+    await victim.baseline();
+    // Just under the 1 MiB bound: 60 KiB documents of block mappings (the yaml package's slowest input per byte
+    // that is still read), different at every read so each one is parsed again.
+    const doc = (n: number, d: number) => `kind: ConfigMap\nread: ${n}\ndata:\n${Array.from({ length: 4000 }, (_, i) => `  key${d}x${i}: v`).join('\n')}`;
+    let n = 0;
+    body = () => Array.from({ length: 16 }, (_, d) => doc(n++, d)).join('\n---\n');
+    const from = reads;
+    const { report } = await victim.during('1 MiB static pod manifests re-read every second', () =>
+      waitFor('five reads of the hostile manifest', async () => (reads >= from + 5 ? true : undefined), 60_000));
+    body = '';
+    expect(report.failures).toEqual([]);
+  }, 120_000);
 });
