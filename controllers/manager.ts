@@ -49,6 +49,7 @@ export interface ManagerOptions {
   resyncSeconds?: number; // CONTROLLER_RESYNC_SECONDS: the informers' resync period (default informers.ts RESYNC_PERIOD_MS)
   dropEvent?: (groupResource: string) => boolean; // fault tests: lose an event on its way to a handler
   staticPodUrl?: string; // STATIC_POD_URL: static pod manifests ('' : none)
+  staticPodPath?: string; // STATIC_POD_PATH: the local folder STATIC_POD_URL serves ('': a plain URL)
   staticPodCheckSeconds?: number; // STATIC_POD_CHECK_SECONDS (default 20)
   staticPodNodes?: readonly string[]; // STATIC_POD_NODES: the nodes that run them (empty: all)
   manifestFetch?: FetchLike; // the platform's fetch, for STATIC_POD_URL (not the front door)
@@ -243,7 +244,7 @@ export class ControllerManager {
       const named = this.o.staticPodNodes ?? [];
       let source: StaticPodSource | undefined;
       try {
-        if (this.o.staticPodUrl) source = urlSource(this.o.staticPodUrl, this.o.manifestFetch ?? ((u, init) => fetch(u, init)));
+        if (this.o.staticPodUrl) source = urlSource(this.o.staticPodUrl, this.o.manifestFetch ?? ((u, init) => fetch(u, init)), this.o.staticPodPath);
       } catch (e) {
         console.error(`STATIC_POD_URL: ${(e as Error).message}`);
       }

@@ -82,6 +82,7 @@ export const SETTINGS = {
   loadBalancerPool: string('LOAD_BALANCER_POOL', '198.51.100.0/24', 'the IPv4 CIDR Services of type LoadBalancer get status.loadBalancer.ingress addresses from (empty: none)'),
   rootCaCert: string('ROOT_CA_CERT', '', "PEM bundle published as ca.crt of the kube-root-ca.crt ConfigMap in every namespace (kube's root CA publisher); `npm start` sets its self-signed certificate"),
   staticPodUrl: string('STATIC_POD_URL', '', "http(s) URL of static pod manifests (YAML or JSON: a Pod, a PodList, or several documents) the simulated kubelets run as mirror pods (kube's --manifest-url); `npm start` serves STATIC_POD_DIR here; empty: none"),
+  staticPodPath: string('STATIC_POD_PATH', '', "the folder STATIC_POD_URL serves (`npm start` sets it with STATIC_POD_DIR): mirror pods then say config.source: file and tolerate NoExecute taints, as --pod-manifest-path's do"),
   staticPodCheckSeconds: seconds('STATIC_POD_CHECK_SECONDS', 20, 1, DAY, "how often STATIC_POD_URL is read again (kube's httpCheckFrequency)"),
   staticPodNodes: list('STATIC_POD_NODES', 'the simulated nodes that run the static pods (e.g. node-1); empty: every one'),
   eventTtlSeconds: seconds('EVENT_TTL_SECONDS', 3600, 1, 365 * DAY, "events expire this long after their last recorded time (kube's --event-ttl)"),

@@ -92,6 +92,7 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
           loadBalancerPool: this.settings.loadBalancerPool,
           rootCaCert: this.settings.rootCaCert,
           staticPodUrl: this.settings.staticPodUrl,
+          staticPodPath: this.settings.staticPodPath,
           staticPodCheckSeconds: this.settings.staticPodCheckSeconds,
           staticPodNodes: this.settings.staticPodNodes,
           manifestFetch: (url, init) => fetch(url, init),

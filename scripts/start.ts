@@ -20,8 +20,9 @@ mkdirSync(persistDir, { recursive: true });
 // admin token) stop authenticating once it is.
 const { ADMIN_TOKEN: token, SERVICE_ACCOUNT_SIGNING_KEY: serviceAccountSigningKey } = ensureLocalSecrets(DEV_VARS, ['ADMIN_TOKEN', 'SERVICE_ACCOUNT_SIGNING_KEY']);
 const maxConnections = process.env.MAX_CONNECTIONS ? Number(process.env.MAX_CONNECTIONS) : undefined;
-const staticPods = process.env.STATIC_POD_DIR ? await serveStaticPodFolder(resolve(process.env.STATIC_POD_DIR)) : undefined;
-const vars = staticPods ? { STATIC_POD_URL: staticPods.url } : undefined;
+const staticPodDir = process.env.STATIC_POD_DIR ? resolve(process.env.STATIC_POD_DIR) : '';
+const staticPods = staticPodDir ? await serveStaticPodFolder(staticPodDir) : undefined;
+const vars = staticPods ? { STATIC_POD_URL: staticPods.url, STATIC_POD_PATH: staticPodDir } : undefined;
 // Bundled in a child process, so this one never holds the bundler's memory (issue 20: idle RSS).
 const gateway = await serveAsNpmStart({ port, persistDir, adminToken: token, serviceAccountSigningKey, listener: { maxConnections }, vars });
 const kubeconfig = join(ROOT, 'kubeconfig');
@@ -30,7 +31,7 @@ writeKubeconfig(kubeconfig, gateway, token);
 console.log(`edgeplane serving on ${gateway.url} and ${gateway.httpsUrl} (state in ${persistDir})`);
 console.log(`kubectl: export KUBECONFIG=${kubeconfig}`);
 console.log(`console: ${gateway.url}/ui/ (sign in with ADMIN_TOKEN from .dev.vars, or run npm run demo)`);
-if (staticPods) console.log(`static pods: ${resolve(process.env.STATIC_POD_DIR!)} served as ${staticPods.url}`);
+if (staticPods) console.log(`static pods: ${staticPodDir} served as ${staticPods.url}`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

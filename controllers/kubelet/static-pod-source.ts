@@ -16,12 +16,15 @@ export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 
 const READ_TIMEOUT_MS = 10_000; // http.go: &http.Client{Timeout: 10 * time.Second}
 
-/** STATIC_POD_URL: http or https only; anything else is a configuration error (thrown). */
-export function urlSource(url: string, fetchFn: FetchLike, maxBytes = MAX_MANIFEST_BYTES, timeoutMs = READ_TIMEOUT_MS): StaticPodSource {
+/**
+ * STATIC_POD_URL: http or https only; anything else is a configuration error (thrown). `folder` (STATIC_POD_PATH)
+ * says the URL serves that local folder (scripts/static-pod-folder.ts): the pods are then a file source's.
+ */
+export function urlSource(url: string, fetchFn: FetchLike, folder = '', maxBytes = MAX_MANIFEST_BYTES, timeoutMs = READ_TIMEOUT_MS): StaticPodSource {
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`not an http or https URL: ${url}`);
   return {
-    kind: 'http', location: url,
+    kind: folder ? 'file' : 'http', location: folder || url,
     async read() {
       const res = await fetchFn(url, { signal: AbortSignal.timeout(timeoutMs) });
       if (res.status !== 200) {
