@@ -250,7 +250,7 @@ export class ControllerManager {
       }
       staticPods = new StaticPods({
         apiFor: (n) => nodeApis.get(n)!, pods, nodes, clock, source, checkMs: (this.o.staticPodCheckSeconds ?? 20) * 1000,
-        nodeNames: named.length ? all.filter((n) => named.includes(n)) : all,
+        nodeNames: named.length ? all.filter((n) => named.includes(n)) : all, allNodes: all,
       });
     }
     const workloads = await workloadLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });

@@ -33,6 +33,7 @@ export interface StaticPodsDeps {
   nodes: SharedInformer;
   clock: Clock;
   nodeNames: string[]; // the kubelets that run the source's static pods
+  allNodes?: string[]; // every simulated kubelet (default nodeNames): each removes orphaned mirror pods on its node
   source?: StaticPodSource; // none: no static pods, but orphaned mirror pods are still removed
   checkMs?: number;
   log?: (line: string) => void;
@@ -62,7 +63,7 @@ export class StaticPods {
 
   constructor(private readonly d: StaticPodsDeps) {
     this.queue = new WorkQueue(d.clock);
-    this.ours = new Set(d.nodeNames);
+    this.ours = new Set([...(d.allNodes ?? []), ...d.nodeNames]);
     this.log = d.log ?? ((line) => console.error(line));
     const seen = (p: KubeObject) => {
       const key = objectKey(p);

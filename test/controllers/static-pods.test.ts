@@ -13,7 +13,7 @@ spec:
   containers: [{name: c, image: ${image}}]
 `;
 
-function setup(opts: { nodes?: string[]; registered?: string[] } = {}) {
+function setup(opts: { nodes?: string[]; registered?: string[]; all?: string[] } = {}) {
   const clock = new FakeClock();
   const api = new FakeApi();
   const pods = new FakeInformer();
@@ -31,7 +31,7 @@ function setup(opts: { nodes?: string[]; registered?: string[] } = {}) {
   };
   for (const n of opts.registered ?? ['node-1', 'node-2']) nodes.add({ apiVersion: 'v1', kind: 'Node', metadata: { name: n, uid: `uid-${n}` } });
   const sp = new StaticPods({
-    apiFor: (n) => { callers.push(n); return api; }, pods, nodes, clock, nodeNames: opts.nodes ?? ['node-1', 'node-2'], source, checkMs: 20_000,
+    apiFor: (n) => { callers.push(n); return api; }, pods, nodes, clock, nodeNames: opts.nodes ?? ['node-1', 'node-2'], allNodes: opts.all, source, checkMs: 20_000,
     log: (l) => logs.push(l),
   });
   // What the API created shows up in the informer, with a uid.
@@ -131,7 +131,7 @@ describe('static pods', () => {
   });
 
   it('removes orphaned mirror pods on its nodes only once the source was read, and never other pods', async () => {
-    const { api, pods, sp, drain } = setup({ nodes: ['node-1'] });
+    const { api, pods, sp, drain } = setup({ nodes: ['node-1'], all: ['node-1', 'node-3'] });
     const pod = (name: string, node: string, mirror: boolean): KubeObject => ({
       apiVersion: 'v1', kind: 'Pod',
       metadata: { name, namespace: 'default', uid: `u-${name}`, ...(mirror ? { annotations: { 'kubernetes.io/config.mirror': 'x' } } : {}) },
@@ -140,11 +140,12 @@ describe('static pods', () => {
     pods.add(pod('orphan-node-1', 'node-1', true));
     pods.add(pod('elsewhere-node-2', 'node-2', true));
     pods.add(pod('plain', 'node-1', false));
+    pods.add(pod('orphan-node-3', 'node-3', true)); // a simulated node that runs no static pods still removes it
     await drain();
     expect(deletes(api)).toEqual([]); // sources not ready
     await sp.poll();
     await drain();
-    expect(deletes(api)).toEqual(['default/orphan-node-1 grace=0 uid=u-orphan-node-1']);
+    expect(deletes(api).sort()).toEqual(['default/orphan-node-1 grace=0 uid=u-orphan-node-1', 'default/orphan-node-3 grace=0 uid=u-orphan-node-3']);
   });
 
   it('keeps its pods when the source cannot be read, logging the first failures only', async () => {
