@@ -22,7 +22,7 @@ import { logSyncError, macrotask, runWorker, WorkQueue } from '../workqueue';
 import { isStopped } from './node-status';
 import type { StaticPodSource } from './static-pod-source';
 import {
-  isMirrorPod, mirrorHash, mirrorPodFor, mirrorPodName, parseManifests, seenTimestamp, staticPodHash,
+  isMirrorPod, mirrorHash, mirrorPodFor, mirrorPodName, parseManifests, podDigest, seenTimestamp, staticPodHash,
 } from '../../core/static-pods/manifests';
 
 export const STATIC_POD_CHECK_MS = 20_000; // kubelet httpCheckFrequency / fileCheckFrequency
@@ -52,6 +52,7 @@ export class StaticPods {
   readonly queue: WorkQueue;
   private readonly ours: Set<string>;
   private wanted = new Map<string, Wanted>(); // mirror pod key (ns/name) → its static pod
+  private wantedOn = new Map<string, string[]>(); // node → the keys of its static pods
   private readonly mirrors = new Set<string>(); // keys of mirror pods on our nodes, from the informer
   private readonly refused = new Map<string, string>(); // key → hash whose create the API refused (logged once)
   private ready = false; // the source was read once: orphans may be removed
@@ -82,7 +83,7 @@ export class StaticPods {
     // A node registered, restarted or changed: its static pods may now be publishable.
     const nodeChanged = (n: KubeObject) => {
       if (!this.ours.has(n.metadata.name!)) return;
-      for (const [key, w] of this.wanted) if (w.node === n.metadata.name) this.queue.add(key);
+      for (const key of this.wantedOn.get(n.metadata.name!) ?? []) this.queue.add(key);
     };
     d.nodes.addHandlers({ add: nodeChanged, update: (n) => nodeChanged(n) });
   }
@@ -132,8 +133,9 @@ export class StaticPods {
     for (const p of problems) this.log(`kubelet static pods: ${source.location}: ${p}`);
     const now = seenTimestamp(this.d.clock.now());
     const next = new Map<string, Wanted>();
+    const digests = pods.map(podDigest);
     for (const node of this.d.nodeNames) {
-      for (const pod of pods) {
+      for (const [i, pod] of pods.entries()) {
         const meta = pod.metadata as { name: string; namespace?: string };
         const key = `${meta.namespace || 'default'}/${mirrorPodName(meta.name, node)}`;
         if (next.has(key)) {
@@ -141,13 +143,19 @@ export class StaticPods {
           if (node === this.d.nodeNames[0]) this.log(`kubelet static pods: ${source.location}: duplicate pod ${key}: skipped`);
           continue;
         }
-        const hash = staticPodHash(pod, node, source.kind, source.location);
+        const hash = staticPodHash(digests[i], node, source.kind, source.location);
         const prior = this.wanted.get(key);
         next.set(key, { node, pod, hash, seen: prior?.hash === hash ? prior.seen : now });
       }
     }
     const previous = this.wanted;
     this.wanted = next;
+    this.wantedOn = new Map();
+    for (const [key, w] of next) {
+      const keys = this.wantedOn.get(w.node);
+      if (keys) keys.push(key);
+      else this.wantedOn.set(w.node, [key]);
+    }
     for (const [key, w] of next) if (previous.get(key)?.hash !== w.hash) this.queue.add(key);
     for (const key of previous.keys()) if (!next.has(key)) this.queue.add(key);
     this.markReady();

@@ -214,13 +214,18 @@ function canonical(v: unknown): string {
 
 export type SourceKind = 'http' | 'file';
 
+const fnv128 = (text: string): string => (fnv1a64Hex(text) + fnv1a64Hex(`\u0001${text}`)).toLowerCase();
+
+/** A pod's content as 32 hex digits, whatever the order of its keys: computed once per pod and read. */
+export const podDigest = (pod: Obj): string => fnv128(canonical(pod));
+
 /**
  * applyDefaults' UID, which is also the config.hash: kube takes an MD5 of `host:<node>file:<path>` (files) or
- * `url:<url>` (URLs) and the decoded pod; this is a 128-bit FNV over the same parts, as 32 hex digits.
+ * `url:<url>` (URLs) and the decoded pod; this is a 128-bit FNV over the same parts (the pod as its podDigest,
+ * so a file source's many nodes do not hash the pod again each), as 32 hex digits.
  */
-export function staticPodHash(pod: Obj, node: string, source: SourceKind, location: string): string {
-  const text = `${source === 'file' ? `host:${node}file:${location}` : `url:${location}`}\u0000${canonical(pod)}`;
-  return (fnv1a64Hex(text) + fnv1a64Hex(`\u0001${text}`)).toLowerCase();
+export function staticPodHash(digest: string, node: string, source: SourceKind, location: string): string {
+  return fnv128(`${source === 'file' ? `host:${node}file:${location}` : `url:${location}`}\u0000${digest}`);
 }
 
 /** generatePodName: `<name>-<node, lower case>`. */

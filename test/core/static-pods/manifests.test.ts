@@ -1,7 +1,7 @@
 // Static pod manifests: decoding (YAML, JSON, lists, several documents), the bounds, the hash and the mirror pod.
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_MANIFEST_BYTES, MAX_STATIC_PODS, mirrorPodFor, mirrorPodName, nestingBound, parseManifests, seenTimestamp, staticPodHash,
+  MAX_MANIFEST_BYTES, MAX_STATIC_PODS, mirrorPodFor, mirrorPodName, nestingBound, parseManifests, podDigest, seenTimestamp, staticPodHash,
 } from '../../../core/static-pods/manifests';
 
 const POD_YAML = `apiVersion: v1
@@ -95,16 +95,16 @@ describe('parseManifests', () => {
 describe('staticPodHash', () => {
   it('is 32 hex digits, independent of key order, and changes with the pod, the source and (files) the node', async () => {
     const pod = (await parseManifests(POD_YAML)).pods[0];
-    const h = staticPodHash(pod, 'node-1', 'http', 'http://x/');
+    const h = staticPodHash(podDigest(pod), 'node-1', 'http', 'http://x/');
     expect(h).toMatch(/^[0-9a-f]{32}$/);
     const reordered = JSON.parse(JSON.stringify({ spec: pod.spec, metadata: pod.metadata, kind: pod.kind, apiVersion: pod.apiVersion }));
-    expect(staticPodHash(reordered, 'node-1', 'http', 'http://x/')).toBe(h);
-    expect(staticPodHash(pod, 'node-2', 'http', 'http://x/')).toBe(h); // url:<url> only, as kube's
-    expect(staticPodHash(pod, 'node-1', 'http', 'http://y/')).not.toBe(h);
-    expect(staticPodHash(pod, 'node-1', 'file', '/m')).not.toBe(staticPodHash(pod, 'node-2', 'file', '/m'));
+    expect(staticPodHash(podDigest(reordered), 'node-1', 'http', 'http://x/')).toBe(h);
+    expect(staticPodHash(podDigest(pod), 'node-2', 'http', 'http://x/')).toBe(h); // url:<url> only, as kube's
+    expect(staticPodHash(podDigest(pod), 'node-1', 'http', 'http://y/')).not.toBe(h);
+    expect(staticPodHash(podDigest(pod), 'node-1', 'file', '/m')).not.toBe(staticPodHash(podDigest(pod), 'node-2', 'file', '/m'));
     const changed = structuredClone(pod) as any;
     changed.spec.containers[0].image = 'nginx:2';
-    expect(staticPodHash(changed, 'node-1', 'http', 'http://x/')).not.toBe(h);
+    expect(staticPodHash(podDigest(changed), 'node-1', 'http', 'http://x/')).not.toBe(h);
   });
 });
 
