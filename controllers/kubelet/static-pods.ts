@@ -133,7 +133,11 @@ export class StaticPods {
     for (const p of problems) this.log(`kubelet static pods: ${source.location}: ${p}`);
     const now = seenTimestamp(this.d.clock.now());
     const next = new Map<string, Wanted>();
-    const digests = pods.map(podDigest);
+    const digests: string[] = [];
+    for (const pod of pods) {
+      digests.push(podDigest(pod)); // up to 64 KiB each: a pause between them, as parsing has
+      await macrotask();
+    }
     for (const node of this.d.nodeNames) {
       for (const [i, pod] of pods.entries()) {
         const meta = pod.metadata as { name: string; namespace?: string };
