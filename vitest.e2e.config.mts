@@ -13,7 +13,7 @@ const QUIET = [
   'admission-policy', 'admission-webhooks', 'bounded-input', 'connection-limit', 'controllers', 'disruption', 'fanout',
   'failpoints', 'flowcontrol', 'fuzz', 'fuzz-loops', 'gc-hostile', 'hostile-numbers', 'hostile-regex',
   'hostile-services-encodings', 'hostile-workloads', 'memory-bounds', 'oversized-keepalive', 'preemption',
-  'rbac-bootstrap', 'robustness', 'scheduler', 'slow-watcher', 'stalled-socket', 'watch-quota', 'ws-ping-hangup',
+  'rbac-bootstrap', 'robustness', 'scheduler', 'slow-watcher', 'stalled-socket', 'static-pods-hostile', 'watch-quota', 'ws-ping-hangup',
 ].map((name) => `test/e2e/${name}.test.ts`);
 
 const set = process.env.E2E_SET; // 'shared' | 'quiet' | undefined (all, one at a time)

@@ -20,6 +20,8 @@ import { ClusterRoleAggregationController, CLUSTER_ROLES } from './clusterrole-a
 import { apiLister, RESOURCE_QUOTAS, ResourceQuotaController } from './resourcequota';
 import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
 import { SimulatedNodes } from './kubelet/simulated-nodes';
+import { StaticPods } from './kubelet/static-pods';
+import { urlSource, type FetchLike, type StaticPodSource } from './kubelet/static-pod-source';
 import { Scheduler, COMPONENT as SCHEDULER_COMPONENT } from './scheduler/scheduler';
 import { NodeLifecycleController, NODE_COMPONENT, EVICTION_COMPONENT } from './node-lifecycle';
 import { EndpointSliceController, EndpointsController, ENDPOINTS, ENDPOINTSLICES, SERVICES, SLICE_COMPONENT } from './endpointslice';
@@ -49,6 +51,11 @@ export interface ManagerOptions {
   clusterSigning?: { cert: string; key: string; durationSeconds: number }; // CLUSTER_SIGNING_CERT/_KEY: the CSR signer's CA
   resyncSeconds?: number; // CONTROLLER_RESYNC_SECONDS: the informers' resync period (default informers.ts RESYNC_PERIOD_MS)
   dropEvent?: (groupResource: string) => boolean; // fault tests: lose an event on its way to a handler
+  staticPodUrl?: string; // STATIC_POD_URL: static pod manifests ('' : none)
+  staticPodPath?: string; // STATIC_POD_PATH: the local folder STATIC_POD_URL serves ('': a plain URL)
+  staticPodCheckSeconds?: number; // STATIC_POD_CHECK_SECONDS (default 20)
+  staticPodNodes?: readonly string[]; // STATIC_POD_NODES: the nodes that run them (empty: all)
+  manifestFetch?: FetchLike; // the platform's fetch, for STATIC_POD_URL (not the front door)
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice). It reads
@@ -235,6 +242,7 @@ export class ControllerManager {
     const secretMeta = informers.metadataFor(RESOURCES.secrets);
     const claimInformer = informers.for(RESOURCES.persistentvolumeclaims);
     let simulator: SimulatedNodes | undefined;
+    let staticPods: StaticPods | undefined;
     if (this.o.simulatedNodes > 0) {
       const nodeApis = new Map<string, Api>();
       const recorders = new Map<string, ApiEventRecorder>();
@@ -251,6 +259,18 @@ export class ControllerManager {
           configMap: (ns, name) => !!configMapMeta.get(`${ns}/${name}`), secret: (ns, name) => !!secretMeta.get(`${ns}/${name}`),
           claim: (ns, name) => claimInformer.get(`${ns}/${name}`),
         },
+      });
+      const all = Array.from({ length: this.o.simulatedNodes }, (_, i) => nodeName(i + 1));
+      const named = this.o.staticPodNodes ?? [];
+      let source: StaticPodSource | undefined;
+      try {
+        if (this.o.staticPodUrl) source = urlSource(this.o.staticPodUrl, this.o.manifestFetch ?? ((u, init) => fetch(u, init)), this.o.staticPodPath);
+      } catch (e) {
+        console.error(`STATIC_POD_URL: ${(e as Error).message}`);
+      }
+      staticPods = new StaticPods({
+        apiFor: (n) => nodeApis.get(n)!, pods, nodes, clock, source, checkMs: (this.o.staticPodCheckSeconds ?? 20) * 1000,
+        nodeNames: named.length ? all.filter((n) => named.includes(n)) : all, allNodes: all,
       });
     }
     const workloads = await workloadLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
@@ -304,16 +324,16 @@ export class ControllerManager {
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
-      ...(simulator ? { kubelet: simulator.queue } : {}),
+      ...(simulator ? { kubelet: simulator.queue } : {}), ...(staticPods ? { kubelet_static_pods: staticPods.queue } : {}),
     };
     this.stopQueues = [
       ...Object.values(queues).map((q) => () => q.shutDown()),
-      () => lifecycle.stop(), ...(simulator ? [() => simulator.stop()] : []), () => void sweeper.stop(),
+      () => lifecycle.stop(), ...(simulator ? [() => simulator.stop()] : []), ...(staticPods ? [() => staticPods.stop()] : []), () => void sweeper.stop(),
     ];
     try {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
-        ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
+        ...(simulator ? await simulator.start(2) : []), ...(staticPods ? staticPods.start(1) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
         ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2), ...crdRegistration.run(1),
         ...(csrSigner ? csrSigner.run(5) : [])];
       sweeper.start();

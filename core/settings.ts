@@ -83,6 +83,10 @@ export const SETTINGS = {
   rootCaCert: string('ROOT_CA_CERT', '', "PEM bundle published as ca.crt of the kube-root-ca.crt ConfigMap in every namespace (kube's root CA publisher); `npm start` sets its self-signed certificate"),
   clusterSigningCert: string('CLUSTER_SIGNING_CERT', '', "PEM certificate of the CA that signs approved CertificateSigningRequests of kube's kubernetes.io signers, with the CLUSTER_SIGNING_KEY secret (empty: no signing, as kube-controller-manager without --cluster-signing-cert-file); `npm start` sets its self-signed certificate and key"),
   clusterSigningDurationSeconds: seconds('CLUSTER_SIGNING_DURATION_SECONDS', 365 * DAY, 600, 100 * 365 * DAY, "the longest lifetime of a signed certificate; spec.expirationSeconds may shorten it to 10 minutes (kube's --cluster-signing-duration)"),
+  staticPodUrl: string('STATIC_POD_URL', '', "http(s) URL of static pod manifests (YAML or JSON: a Pod, a PodList, or several documents) the simulated kubelets run as mirror pods (kube's --manifest-url); `npm start` serves STATIC_POD_DIR here; empty: none"),
+  staticPodPath: string('STATIC_POD_PATH', '', "the folder STATIC_POD_URL serves (`npm start` sets it with STATIC_POD_DIR): mirror pods then say config.source: file and tolerate NoExecute taints, as --pod-manifest-path's do"),
+  staticPodCheckSeconds: seconds('STATIC_POD_CHECK_SECONDS', 20, 1, DAY, "how often STATIC_POD_URL is read again (kube's httpCheckFrequency)"),
+  staticPodNodes: list('STATIC_POD_NODES', 'the simulated nodes that run the static pods (e.g. node-1); empty: every one'),
   eventTtlSeconds: seconds('EVENT_TTL_SECONDS', 3600, 1, 365 * DAY, "events expire this long after their last recorded time (kube's --event-ttl)"),
   // Tests only
   enableTestHooks: boolean('ENABLE_TEST_HOOKS', false, 'POST /debug/raw-write and other test hooks; never in production'),
