@@ -179,8 +179,8 @@ function namespaceForCel(ns: KubeObject): Record<string, unknown> {
   return out;
 }
 
-/** One authorizer check, asked of the user's (or the named ServiceAccount's) RBAC shard. */
-async function authorize(env: Bindings, settings: Settings, requester: UserInfo, c: AuthzCheck): Promise<AuthzAnswer> {
+/** One authorizer check, asked of the user's (or the named ServiceAccount's) RBAC shard (also webhooks' matchConditions). */
+export async function authorize(env: Bindings, settings: Settings, requester: UserInfo, c: AuthzCheck): Promise<AuthzAnswer> {
   const user: UserInfo = c.user ? serviceAccountUser(c.user) : requester;
   if (isPrivileged(user)) return { allowed: true, reason: '' };
   const attrs: RbacAttributes = c.path !== undefined

@@ -25,6 +25,9 @@ import { readCapped } from './body';
 import type { Bindings } from './env';
 import { storeFor } from './stores';
 import { namespaceObject } from './admission-inputs';
+import { authorize } from './admission-policy';
+import type { Settings } from '../core/settings';
+import type { UserInfo } from '../core/rbac/authorize';
 import type { Ctx, ResourceCall } from './handlers/call';
 
 const MUTATING = lookupGroupResource('admissionregistration.k8s.io/mutatingwebhookconfigurations')!;
@@ -161,7 +164,7 @@ export async function admitWithoutWrite(c: Ctx, call: ResourceCall, a: Pick<Requ
   const webhooksApply = (await mayApply(c.env, hooks.mutating, attrs, [a.operation])) || (await mayApply(c.env, hooks.validating, attrs, [a.operation]));
   const stagesApply = (await Promise.all(stages.map((s) => (s.applies ? s.applies(attrs) : true)))).some(Boolean);
   if (!webhooksApply && !stagesApply) return a.object;
-  const deps = dispatchDeps(c.env);
+  const deps = dispatchDeps(c.env, c.get('settings'), c.get('user'));
   const annotations: Record<string, string> = {};
   try {
     const mutating = await runMutating(hooks.mutating, attrs, deps);
@@ -224,7 +227,7 @@ async function admitOnce(c: Ctx, call: ResourceCall, req: WriteRequest, dryRun: 
     operation, type, subresource, namespace: namespaceOf(type, req.namespace, name), name: req.verb === 'create' && !bodyName(req.body) ? '' : name,
     object, oldObject, dryRun, user, options: optionsOf(req, operation, dryRun),
   };
-  const deps = dispatchDeps(c.env);
+  const deps = dispatchDeps(c.env, c.get('settings'), c.get('user'));
   const warnings: string[] = [];
   const annotations: Record<string, string> = {};
   let finalReq: WriteRequest = req;
@@ -382,9 +385,13 @@ function withPrecondition(req: WriteRequest, old: KubeObject): { req: WriteReque
   return { req, own: false };
 }
 
-/** The webhook transport: fetch with the webhook's deadline, the namespaces read through the admission cache. */
-export function dispatchDeps(env: Bindings): DispatchDeps {
+/**
+ * The webhook transport: fetch with the webhook's deadline, the namespaces read through the admission cache, and
+ * matchConditions' `authorizer` checks answered for `user` by the RBAC shards.
+ */
+export function dispatchDeps(env: Bindings, settings: Settings, user: UserInfo): DispatchDeps {
   return {
+    authorize: (check) => authorize(env, settings, user, check),
     uid: () => crypto.randomUUID(),
     namespaceLabels: async (name) => {
       const ns = await namespaceObject(env, name);

@@ -102,6 +102,17 @@ function declare(env: Environment, add: (signature: string, fn: (...args: never[
   add('kubernetes.authorization.Decision.error(): string', (d: Decision) => d.answer.error ?? '');
 }
 
+/**
+ * The `authorizer` variable of one request (cel activation.go): checks answered by `lookup`, and
+ * requestResource the request's own group, resource, subresource, namespace and name (AdmissionRequest fields).
+ */
+export function requestAuthorizer(lookup: AuthzLookup, request: unknown): Authorizer {
+  const authorizer = new Authorizer(lookup);
+  const r = (request ?? {}) as { resource?: { group?: string; resource?: string }; subResource?: string; namespace?: string; name?: string };
+  authorizer.requestResource = new ResourceCheck(authorizer, r.resource?.group ?? '', r.resource?.resource ?? '', r.subResource ?? '', r.namespace ?? '', r.name ?? '');
+  return authorizer;
+}
+
 /** The environment every policy expression compiles in (built on first use). */
 export function policyEnvironment(): Environment {
   return celEnvironmentDeclared('admission-policy', declare);

@@ -11,7 +11,7 @@ import { CostLimitExceeded, PER_CALL_STEPS, stepsTaken, withStepLimit } from '..
 import { runtimeErrorText } from '../../crd/cel/evaluate';
 import { RegexBudget, RegexBudgetExceeded } from '../../regex/budget';
 import { useRegexBudget } from '../../crd/cel/regex';
-import { Authorizer, checkKey, ResourceCheck, type AuthzCheck, type AuthzLookup } from './environment';
+import { checkKey, requestAuthorizer, type AuthzCheck, type AuthzLookup } from './environment';
 import type { CompiledExpression, CompiledPolicy } from './compile';
 
 /** apiserver/pkg/apis/cel config.go RuntimeCELCostBudget: one policy evaluation (binding × param). */
@@ -104,9 +104,7 @@ class Evaluation {
       return answer;
     };
     const variables: Record<string, unknown> = {};
-    const authorizer = new Authorizer(authorize);
-    const r = input.request as { resource?: { group?: string; resource?: string }; subResource?: string; namespace?: string; name?: string };
-    authorizer.requestResource = new ResourceCheck(authorizer, r.resource?.group ?? '', r.resource?.resource ?? '', r.subResource ?? '', r.namespace ?? '', r.name ?? '');
+    const authorizer = requestAuthorizer(authorize, input.request);
     this.ctx = {
       object: toCelValue(input.object ?? null),
       oldObject: toCelValue(input.oldObject ?? null),
