@@ -8,7 +8,9 @@
 import type { ResourceRequest } from '../core/request-info';
 import { subresourceInfo, type ResourceType, type Subresource } from '../core/registry';
 import type { KubeObject } from '../core/object-meta';
-import { admitWithoutWrite } from './admission-webhooks';
+import { addMutatingStage, addValidatingStage, admitWithoutWrite } from './admission-webhooks';
+import { admissionPolicyStage } from './admission-policy';
+import { mutatingPolicyStage } from './admission-policy-mutating';
 import type { Ctx } from './handlers/call';
 
 /** The subresources kube serves through a Connecter. */
@@ -49,6 +51,9 @@ export function connectOptions(type: Pick<ResourceType, 'kind'>, subresource: st
 /** Admits one CONNECT request; throws the refusal (a StatusError) when a webhook or policy refuses it. */
 export async function admitConnect(c: Ctx, type: ResourceType, info: ResourceRequest, url: URL): Promise<void> {
   if (!CONNECT_ADMITTED.has(info.subresource)) return;
+  // The policy stages, as a write registers them (worker/handlers/write.ts), so a CONNECT first in its isolate sees them.
+  addValidatingStage(admissionPolicyStage(c.env, c.get('settings')));
+  addMutatingStage(mutatingPolicyStage(c.env, c.get('settings')));
   const object = connectOptions(type, info.subresource, url.searchParams, info.subpath);
   await admitWithoutWrite(c, { type, info, url }, { operation: 'CONNECT', subresource: info.subresource, name: info.name, object, oldObject: null, dryRun: false, options: null });
 }

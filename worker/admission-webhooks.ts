@@ -19,7 +19,8 @@ import {
   type AdmissionOperation, type RequestAttributes,
 } from '../core/admission/match';
 import { criteriaOf, webhooksOf, type Webhook } from '../core/admission/webhook/config';
-import { runMutating, runValidating, type CallResult, type DispatchDeps } from '../core/admission/webhook/dispatch';
+import { runMutating, runValidating, type CallResult, type DispatchDeps, type MutatingOutcome } from '../core/admission/webhook/dispatch';
+import type { MutatingStage } from '../core/admission/mutating-stage';
 import type { ValidatingStage, ValidatingVerdict } from '../core/admission/validating-stage';
 import { readCapped } from './body';
 import type { Bindings } from './env';
@@ -83,6 +84,38 @@ export function addValidatingStage(stage: ValidatingStage): void {
   if (!stages.some((s) => s.name === stage.name)) stages.push(stage);
 }
 
+// Mutating stages (MutatingAdmissionPolicy) register here; each runs, in order, before the mutating webhooks.
+const mutatingStages: MutatingStage[] = [];
+
+export function addMutatingStage(stage: MutatingStage): void {
+  if (!mutatingStages.some((s) => s.name === stage.name)) mutatingStages.push(stage);
+}
+
+/** Whether some validating or mutating stage could apply to the probe. */
+async function anyStageApplies(probe: RequestAttributes): Promise<boolean> {
+  const all = await Promise.all([...mutatingStages.map((s) => s.applies(probe)), ...stages.map((s) => (s.applies ? s.applies(probe) : true))]);
+  return all.some(Boolean);
+}
+
+/** The mutating stages, then the mutating webhooks, on `attrs.object` (throws a refusal). */
+async function mutate(hooks: readonly Webhook[], attrs: RequestAttributes, deps: DispatchDeps): Promise<MutatingOutcome> {
+  let object = attrs.object;
+  let changed = false;
+  const warnings: string[] = [];
+  const auditAnnotations: Record<string, string> = {};
+  for (const stage of mutatingStages) {
+    const r = await stage.mutate({ ...attrs, object });
+    if (r.changed) {
+      object = r.object;
+      changed = true;
+    }
+    warnings.push(...(r.warnings ?? []));
+    Object.assign(auditAnnotations, r.auditAnnotations ?? {});
+  }
+  const webhooks = await runMutating(hooks, { ...attrs, object }, deps);
+  return { object: webhooks.object, changed: changed || webhooks.changed, warnings: [...warnings, ...webhooks.warnings], auditAnnotations: { ...auditAnnotations, ...webhooks.auditAnnotations } };
+}
+
 /** The operations a write may turn out to be, before the store says whether it creates. */
 function possibleOperations(req: WriteRequest): AdmissionOperation[] {
   switch (req.verb) {
@@ -142,7 +175,7 @@ export async function writeWithWebhooks(c: Ctx, call: ResourceCall, req: WriteRe
     operation: operations[0], type, subresource, namespace: namespaceOf(type, req.namespace, name), name, object: null, oldObject: null, dryRun, user: c.get('user'),
   };
   const webhooksApply = (await mayApply(c.env, hooks.mutating, probe, operations)) || (await mayApply(c.env, hooks.validating, probe, operations));
-  const stagesApply = (await Promise.all(stages.map((s) => (s.applies ? s.applies(probe) : true)))).some(Boolean);
+  const stagesApply = await anyStageApplies(probe);
   if (!webhooksApply && !stagesApply) return undefined;
   for (let attempt = 1; ; attempt++) {
     const out = await admitOnce(c, call, req, dryRun, write, hooks, subresource);
@@ -162,12 +195,12 @@ export async function admitWithoutWrite(c: Ctx, call: ResourceCall, a: Pick<Requ
   const hooks = await currentWebhooks(c.env);
   const attrs: RequestAttributes = { ...a, type, namespace: namespaceOf(type, call.info.namespace, a.name), user: c.get('user') };
   const webhooksApply = (await mayApply(c.env, hooks.mutating, attrs, [a.operation])) || (await mayApply(c.env, hooks.validating, attrs, [a.operation]));
-  const stagesApply = (await Promise.all(stages.map((s) => (s.applies ? s.applies(attrs) : true)))).some(Boolean);
+  const stagesApply = await anyStageApplies(attrs);
   if (!webhooksApply && !stagesApply) return a.object;
   const deps = dispatchDeps(c.env, c.get('settings'), c.get('user'));
   const annotations: Record<string, string> = {};
   try {
-    const mutating = await runMutating(hooks.mutating, attrs, deps);
+    const mutating = await mutate(hooks.mutating, attrs, deps);
     Object.assign(annotations, mutating.auditAnnotations);
     attrs.object = mutating.object;
     const request = admissionRequest(crypto.randomUUID(), attrs);
@@ -189,7 +222,7 @@ export async function webhooksMayApply(c: Ctx, call: ResourceCall, operation: Ad
     operation, type: call.type, subresource: '', namespace: call.info.namespace, name: '', object: null, oldObject: null, dryRun: false, user: c.get('user'),
   };
   if ((await mayApply(c.env, hooks.mutating, probe, [operation])) || (await mayApply(c.env, hooks.validating, probe, [operation]))) return true;
-  return (await Promise.all(stages.map((s) => (s.applies ? s.applies(probe) : true)))).some(Boolean);
+  return anyStageApplies(probe);
 }
 
 const namespaceOf = (type: ResourceType, namespace: string, name: string) => (type.group === '' && type.resource === 'namespaces' ? name : namespace);
@@ -233,7 +266,7 @@ async function admitOnce(c: Ctx, call: ResourceCall, req: WriteRequest, dryRun: 
   let finalReq: WriteRequest = req;
   let ownPrecondition = false;
   try {
-    const mutating = await runMutating(hooks.mutating, attrs, deps);
+    const mutating = await mutate(hooks.mutating, attrs, deps);
     warnings.push(...mutating.warnings);
     Object.assign(annotations, mutating.auditAnnotations);
     if (mutating.changed && mutating.object) {
