@@ -6,6 +6,7 @@
 // kube's text, under Ignore admits unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
+import { as, limitedTenant, Victim } from './hostile';
 
 let r: Running;
 const AR = '/apis/admissionregistration.k8s.io/v1alpha1';
@@ -32,6 +33,27 @@ afterAll(async () => {
 });
 
 describe('MutatingAdmissionPolicy', () => {
+  it('a hostile policy\'s heavy mutation, triggered by an attacker, does not stall a victim tenant', async () => {
+    const attacker = await limitedTenant(r, 'map-attacker');
+    const heavy = 'string(object.data.all(a, object.data.all(b, a != b || true)))';
+    await policy('hostile', {
+      failurePolicy: 'Fail', matchConstraints: { resourceRules: rules(['configmaps']), ...inNamespace('map-attacker') },
+      mutations: Array.from({ length: 4 }, (_, i) => ({ patchType: 'ApplyConfiguration', applyConfiguration: { expression: `Object{metadata: Object.metadata{annotations: {"h${i}": ${heavy}}}}` } })),
+    });
+    await binding('hostile', { policyName: 'hostile' });
+    const victim = await Victim.create(r, 'map-victim');
+    await victim.baseline();
+    const data = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`k${i}`, 'v']));
+    const statuses: number[] = [];
+    const { report } = await victim.during('heavy mutating policy on 16 of the attacker\'s configmap creates, two at a time', async () => {
+      await Promise.all(Array.from({ length: 2 }, async (_, w) => {
+        for (let i = 0; i < 8; i++) statuses.push((await as(r, attacker, 'POST', '/api/v1/namespaces/map-attacker/configmaps', { metadata: { name: `big-${w}-${i}` }, data })).status);
+      }));
+    });
+    expect(statuses).toEqual(Array(16).fill(201));
+    expect(report.failures).toEqual([]);
+  }, 300_000);
+
   it('is served when enabled, with kube\'s validation', async () => {
     const res = await kubectl(r, ['api-resources', '--api-group=admissionregistration.k8s.io', '-o', 'wide']);
     expect(res.code, res.stderr).toBe(0);
@@ -45,6 +67,16 @@ describe('MutatingAdmissionPolicy', () => {
     expect(bad.json.details.causes.map((c: { field: string }) => c.field)).toEqual(['spec.mutations[0].patchType', 'spec.mutations[1].jsonPatch.expression']);
     const got = await http(r, 'GET', `${AR}/mutatingadmissionpolicies/bad`);
     expect(got.status).toBe(404);
+  });
+
+  it('kubectl lists and explains them', async () => {
+    await policy('listed', { matchConstraints: { resourceRules: rules(['secrets']), ...inNamespace('nowhere') }, mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[]' } }] });
+    const got = await kubectl(r, ['get', 'mutatingadmissionpolicies']);
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout).toMatch(/^NAME\s+AGE\nlisted\s+\d+s\n$/);
+    const explained = await kubectl(r, ['explain', 'mutatingadmissionpolicies.spec.reinvocationPolicy']);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(explained.stdout).toContain('VERSION:    v1alpha1');
   });
 
   it('an ApplyConfiguration merges into the object (create and server-side apply), gated by matchConditions', async () => {

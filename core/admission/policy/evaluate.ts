@@ -11,7 +11,7 @@ import { CostLimitExceeded, PER_CALL_STEPS, stepsTaken, withStepLimit } from '..
 import { runtimeErrorText } from '../../crd/cel/evaluate';
 import { RegexBudget, RegexBudgetExceeded } from '../../regex/budget';
 import { useRegexBudget } from '../../crd/cel/regex';
-import { checkKey, requestAuthorizer, type AuthzCheck, type AuthzLookup } from './environment';
+import { checkKey, JSONPATCH, requestAuthorizer, type AuthzCheck, type AuthzLookup } from './environment';
 import type { CompiledExpression, CompiledPolicy } from './compile';
 
 /** apiserver/pkg/apis/cel config.go RuntimeCELCostBudget: one policy evaluation (binding × param). */
@@ -118,6 +118,7 @@ export class Evaluation {
       namespaceObject: toCelValue(input.namespaceObject ?? null),
       variables,
       authorizer,
+      jsonpatch: JSONPATCH,
     };
     // composition.go: a variable is evaluated when an expression first reads it, once; its cost is that
     // expression's (here: counted by the running evaluation's step counter).

@@ -55,6 +55,10 @@ describe('MutatingAdmissionPolicy', () => {
     const out = await run([p], pod(), [{ metadata: { name: 'cfg' }, data: { tier: 'gold' } }]);
     expect(out.object).toMatchObject({ metadata: { labels: { app: 'web', tier: 'gold' }, annotations: { copied: 'gold' } } });
   });
+  it('jsonpatch.escapeKey escapes a key for a path', async () => {
+    const p = policy('p', { mutations: [jsonPatch('[JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("example.com/a~b"), value: "x"}]')] });
+    expect((await run([p])).object).toMatchObject({ metadata: { labels: { app: 'web', 'example.com/a~b': 'x' } } });
+  });
   it('refuses atomic lists and failed patches under Fail, with kube\'s text; Ignore skips', async () => {
     const atomic = policy('p', { failurePolicy: 'Fail', mutations: [apply('Object{spec: Object.spec{containers: [Object.spec.containers{name: "c", command: ["sh"]}]}}')] });
     const out = await run([atomic]);
