@@ -44,13 +44,18 @@ describe('MutatingAdmissionPolicy', () => {
     const victim = await Victim.create(r, 'map-victim');
     await victim.baseline();
     const data = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`k${i}`, 'v']));
-    const statuses: number[] = [];
+    const replies: { status: number; message: string }[] = [];
     const { report } = await victim.during('heavy mutating policy on 16 of the attacker\'s configmap creates, two at a time', async () => {
       await Promise.all(Array.from({ length: 2 }, async (_, w) => {
-        for (let i = 0; i < 8; i++) statuses.push((await as(r, attacker, 'POST', '/api/v1/namespaces/map-attacker/configmaps', { metadata: { name: `big-${w}-${i}` }, data })).status);
+        for (let i = 0; i < 8; i++) {
+          const res = await as(r, attacker, 'POST', '/api/v1/namespaces/map-attacker/configmaps', { metadata: { name: `big-${w}-${i}` }, data });
+          replies.push({ status: res.status, message: res.json?.message ?? '' });
+        }
       }));
     });
-    expect(statuses).toEqual(Array(16).fill(201));
+    // Each create runs the heavy mutation until its cost limit, then is refused (failurePolicy Fail).
+    expect(replies.map((x) => x.status)).toEqual(Array(16).fill(403));
+    expect(replies[0].message).toMatch(/^policy 'hostile' with binding 'hostile' denied request: expression '.*' resulted in error: operation cancelled: actual cost limit exceeded$/);
     expect(report.failures).toEqual([]);
   }, 300_000);
 
@@ -67,16 +72,6 @@ describe('MutatingAdmissionPolicy', () => {
     expect(bad.json.details.causes.map((c: { field: string }) => c.field)).toEqual(['spec.mutations[0].patchType', 'spec.mutations[1].jsonPatch.expression']);
     const got = await http(r, 'GET', `${AR}/mutatingadmissionpolicies/bad`);
     expect(got.status).toBe(404);
-  });
-
-  it('kubectl lists and explains them', async () => {
-    await policy('listed', { matchConstraints: { resourceRules: rules(['secrets']), ...inNamespace('nowhere') }, mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[]' } }] });
-    const got = await kubectl(r, ['get', 'mutatingadmissionpolicies']);
-    expect(got.code, got.stderr).toBe(0);
-    expect(got.stdout).toMatch(/^NAME\s+AGE\nlisted\s+\d+s\n$/);
-    const explained = await kubectl(r, ['explain', 'mutatingadmissionpolicies.spec.reinvocationPolicy']);
-    expect(explained.code, explained.stderr).toBe(0);
-    expect(explained.stdout).toContain('VERSION:    v1alpha1');
   });
 
   it('an ApplyConfiguration merges into the object (create and server-side apply), gated by matchConditions', async () => {
@@ -147,5 +142,18 @@ describe('MutatingAdmissionPolicy', () => {
     const small = await http(r, 'POST', '/api/v1/namespaces/map-budget/configmaps', { metadata: { name: 'small', labels: { a: 'b' } } });
     expect(small.status, small.text).toBe(201);
     expect(small.json.metadata.annotations).toEqual({ x: 'true' });
+  });
+
+  it('kubectl lists and explains them', async () => {
+    await policy('listed', { matchConstraints: { resourceRules: rules(['secrets']), ...inNamespace('nowhere') }, mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[]' } }] });
+    const got = await kubectl(r, ['get', 'mutatingadmissionpolicies']);
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout).toMatch(/^NAME\s+MUTATIONS\s+PARAMKIND\s+AGE\n/);
+    expect(got.stdout).toMatch(/\nlisted\s+1\s+<unset>\s+\d+s\n/);
+    const bindings = await kubectl(r, ['get', 'mutatingadmissionpolicybindings', 'tier']);
+    expect(bindings.stdout).toMatch(/^NAME\s+POLICYNAME\s+PARAMREF\s+AGE\ntier\s+tier\s+map-patch\/tier\s+\d+s\n$/);
+    const explained = await kubectl(r, ['explain', 'mutatingadmissionpolicies.spec.reinvocationPolicy']);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(explained.stdout).toContain('VERSION:    v1alpha1');
   });
 });
