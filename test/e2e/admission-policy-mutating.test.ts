@@ -19,7 +19,7 @@ async function create(path: string, body: unknown) {
   expect(res.status, res.text).toBe(201);
   return res;
 }
-const policy = (name: string, spec: Record<string, unknown>) => create(`${AR}/mutatingadmissionpolicies`, { apiVersion: V1, kind: 'MutatingAdmissionPolicy', metadata: { name }, spec });
+const policy = (name: string, spec: Record<string, unknown>) => create(`${AR}/mutatingadmissionpolicies`, { apiVersion: V1, kind: 'MutatingAdmissionPolicy', metadata: { name }, spec: { reinvocationPolicy: 'Never', ...spec } });
 const binding = (name: string, spec: Record<string, unknown>) => create(`${AR}/mutatingadmissionpolicybindings`, { apiVersion: V1, kind: 'MutatingAdmissionPolicyBinding', metadata: { name }, spec });
 const pod = (ns: string, name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
 
@@ -66,10 +66,13 @@ describe('MutatingAdmissionPolicy', () => {
     expect(res.stdout).toMatch(/mutatingadmissionpolicybindings\s+admissionregistration.k8s.io\/v1alpha1\s+false\s+MutatingAdmissionPolicyBinding/);
     const bad = await http(r, 'POST', `${AR}/mutatingadmissionpolicies`, {
       apiVersion: V1, kind: 'MutatingAdmissionPolicy', metadata: { name: 'bad' },
-      spec: { matchConstraints: { resourceRules: rules(['pods']) }, mutations: [{ patchType: 'Merge' }, { patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: }]' } }] },
+      spec: { matchConstraints: { resourceRules: rules(['pods'], ['CREATE', 'DELETE']) }, mutations: [{ patchType: 'Merge' }, { patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: }]' } }] },
     });
     expect(bad.status).toBe(422);
-    expect(bad.json.details.causes.map((c: { field: string }) => c.field)).toEqual(['spec.mutations[0].patchType', 'spec.mutations[1].jsonPatch.expression']);
+    expect(bad.json.details.causes.map((c: { field: string }) => c.field)).toEqual([
+      'spec.matchConstraints.resourceRules[0].operations[1]', 'spec.mutations[0].patchType', 'spec.mutations[1].jsonPatch.expression', 'spec.reinvocationPolicy',
+    ]);
+    expect(bad.json.details.causes[0].message).toBe('Unsupported value: "DELETE": supported values: "*", "CONNECT", "CREATE", "UPDATE"');
     const got = await http(r, 'GET', `${AR}/mutatingadmissionpolicies/bad`);
     expect(got.status).toBe(404);
   });

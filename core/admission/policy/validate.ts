@@ -25,11 +25,11 @@ const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'con
 const isCelIdentifier = (s: string) => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(s) && !CEL_RESERVED.has(s);
 
 /** validateRuleWithOperations / validateRule, for the rules of matchResources. */
-function validateRule(v: Causes, r: Obj, path: string): void {
+function validateRule(v: Causes, r: Obj, path: string, operations: readonly string[]): void {
   const ops = v.strs(r.operations, `${path}.operations`);
   if (!ops.length) v.add(required(`${path}.operations`));
   if (ops.length > 1 && ops.includes('*')) v.add(invalidValue(`${path}.operations`, ops, "if '*' is present, must not specify other operations"));
-  ops.forEach((o, i) => OPERATIONS.includes(o) || v.add(notSupported(`${path}.operations[${i}]`, o, OPERATIONS)));
+  ops.forEach((o, i) => operations.includes(o) || v.add(notSupported(`${path}.operations[${i}]`, o, [...operations])));
   const groups = v.strs(r.apiGroups, `${path}.apiGroups`);
   if (!groups.length) v.add(required(`${path}.apiGroups`));
   if (groups.length > 1 && groups.includes('*')) v.add(invalidValue(`${path}.apiGroups`, groups, "if '*' is present, must not specify other API groups"));
@@ -53,7 +53,7 @@ function validateRule(v: Causes, r: Obj, path: string): void {
   if (scope !== undefined && !SCOPES.includes(scope)) v.add(notSupported(`${path}.scope`, scope, SCOPES));
 }
 
-function validateMatchResources(v: Causes, m: Obj | undefined, path: string): void {
+function validateMatchResources(v: Causes, m: Obj | undefined, path: string, operations: readonly string[] = OPERATIONS): void {
   if (!m) return;
   const mp = v.str(m.matchPolicy, `${path}.matchPolicy`);
   if (mp === undefined) v.add(required(`${path}.matchPolicy`));
@@ -72,7 +72,7 @@ function validateMatchResources(v: Causes, m: Obj | undefined, path: string): vo
         if (names.has(n)) v.add(duplicate(`${p}.resourceNames[${j}]`, n));
         names.add(n);
       });
-      validateRule(v, r, p);
+      validateRule(v, r, p, operations);
     });
   }
 }
@@ -122,7 +122,7 @@ function defaulted(obj: Obj, fill: (o: Obj) => void): Obj {
 }
 
 /** What both policy kinds share: failurePolicy, paramKind, matchConstraints, matchConditions, variables. */
-function validatePolicyCommon(v: Causes, spec: Obj): { hasParams: boolean } {
+function validatePolicyCommon(v: Causes, spec: Obj, operations: readonly string[] = OPERATIONS): { hasParams: boolean } {
   const fp = v.str(spec.failurePolicy, 'spec.failurePolicy');
   if (fp === undefined) v.add(required('spec.failurePolicy'));
   else if (!FAILURE_POLICIES.includes(fp)) v.add(notSupported('spec.failurePolicy', fp, FAILURE_POLICIES));
@@ -132,7 +132,7 @@ function validatePolicyCommon(v: Causes, spec: Obj): { hasParams: boolean } {
   const mc = v.obj(spec.matchConstraints, 'spec.matchConstraints');
   if (!mc) v.add(required('spec.matchConstraints'));
   else {
-    validateMatchResources(v, mc, 'spec.matchConstraints');
+    validateMatchResources(v, mc, 'spec.matchConstraints', operations);
     if (!v.arr(mc.resourceRules, 'spec.matchConstraints.resourceRules').length) v.add(required('spec.matchConstraints.resourceRules'));
   }
   const conditions = v.objs(spec.matchConditions, 'spec.matchConditions');
@@ -208,7 +208,7 @@ export function validateAdmissionPolicyBinding(v: Causes, raw: Obj): void {
   validateActions(v, spec);
 }
 
-function validateBindingCommon(v: Causes, obj: Obj): Obj {
+function validateBindingCommon(v: Causes, obj: Obj, operations: readonly string[] = OPERATIONS): Obj {
   const spec = v.obj(obj.spec, 'spec') ?? {};
   const policyName = v.str(spec.policyName, 'spec.policyName') ?? '';
   if (!policyName) v.add(required('spec.policyName'));
@@ -231,7 +231,7 @@ function validateBindingCommon(v: Causes, obj: Obj): Obj {
     else if (action !== 'Deny' && action !== 'Allow') v.add(notSupported('spec.paramRef.parameterNotFoundAction', action, ['Deny', 'Allow']));
   }
   // kube spells this path "matchResouces".
-  validateMatchResources(v, v.obj(spec.matchResources, 'spec.matchResources'), 'spec.matchResouces');
+  validateMatchResources(v, v.obj(spec.matchResources, 'spec.matchResources'), 'spec.matchResouces', operations);
   return spec;
 }
 
@@ -251,16 +251,18 @@ function validateActions(v: Causes, spec: Obj): void {
 
 const PATCH_TYPES = ['ApplyConfiguration', 'JSONPatch'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
+// A MutatingAdmissionPolicy (and its binding) may not match DELETE; `*` means CREATE, UPDATE and CONNECT.
+const MUTATING_OPERATIONS = ['*', 'CONNECT', 'CREATE', 'UPDATE'];
 
 /**
  * MutatingAdmissionPolicy (v1alpha1): what it shares with the validating policy, then mutations — patchType, the
  * expression of its applyConfiguration or jsonPatch compiled (Object{…}/JSONPatch{…} construction as ./mutate.ts
- * reads it) — and reinvocationPolicy.
+ * reads it) — reinvocationPolicy (required), and no DELETE in the rules.
  */
 export function validateMutatingAdmissionPolicy(v: Causes, raw: Obj): void {
   const obj = defaulted(raw, defaultPolicy);
   const spec = v.obj(obj.spec, 'spec') ?? {};
-  const { hasParams } = validatePolicyCommon(v, spec);
+  const { hasParams } = validatePolicyCommon(v, spec, MUTATING_OPERATIONS);
   const mutations = v.objs(spec.mutations, 'spec.mutations');
   if (!mutations.length) v.add(required('spec.mutations', 'mutations must contain at least one item'));
   mutations.forEach((m, i) => {
@@ -288,10 +290,11 @@ export function validateMutatingAdmissionPolicy(v: Causes, raw: Obj): void {
     }
   });
   const reinvocation = v.str(spec.reinvocationPolicy, 'spec.reinvocationPolicy');
-  if (reinvocation !== undefined && !REINVOCATION_POLICIES.includes(reinvocation)) v.add(notSupported('spec.reinvocationPolicy', reinvocation, REINVOCATION_POLICIES));
+  if (reinvocation === undefined) v.add(required('spec.reinvocationPolicy'));
+  else if (!REINVOCATION_POLICIES.includes(reinvocation)) v.add(notSupported('spec.reinvocationPolicy', reinvocation, REINVOCATION_POLICIES));
 }
 
 /** MutatingAdmissionPolicyBinding (v1alpha1): policyName, paramRef and matchResources as the validating binding's. */
 export function validateMutatingAdmissionPolicyBinding(v: Causes, raw: Obj): void {
-  validateBindingCommon(v, defaulted(raw, defaultBinding));
+  validateBindingCommon(v, defaulted(raw, defaultBinding), MUTATING_OPERATIONS);
 }
