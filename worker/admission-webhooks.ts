@@ -1,7 +1,8 @@
 // Front door: admission webhooks (kube's MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins) around
-// one write. Only when some webhook's rules (or another validating stage) could match the request: the store
+// one write. Only when some webhook's rules (or a mutating or validating stage) could match the request: the store
 // first answers the write as a dry run, so webhooks see the final object (defaulted, admitted by the built-in
-// plugins); the mutating webhooks patch it (core/admission/webhook/dispatch.ts); a mutated object is dry-run
+// plugins); the mutating stages (MutatingAdmissionPolicy), then the mutating webhooks patch it
+// (core/admission/webhook/dispatch.ts); a mutated object is dry-run
 // again, then the validating webhooks and stages judge it in parallel; and the write is sent with the final
 // object — or the request as sent — under a precondition on the resourceVersion the webhooks saw, so nothing
 // written in between is lost (a conflict we caused is retried). No webhook is called inside a store's write: a
