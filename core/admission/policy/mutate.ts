@@ -103,7 +103,7 @@ export function rewriteConstruction(expr: string): string {
 function compileMutation(m: { patchType?: string; applyConfiguration?: { expression?: string }; jsonPatch?: { expression?: string } }, hasParams: boolean): CompiledMutation {
   const patchType = typeof m?.patchType === 'string' ? m.patchType : '';
   const text = String((patchType === 'JSONPatch' ? m.jsonPatch?.expression : m.applyConfiguration?.expression) ?? '');
-  const compiled = compileExpression(rewriteConstruction(text), 'any', hasParams, true);
+  const compiled = compileExpression(rewriteConstruction(text), 'any', hasParams, true, true);
   return { patchType, compiled: { ...compiled, expression: text } };
 }
 

@@ -285,7 +285,7 @@ export function validateMutatingAdmissionPolicy(v: Causes, raw: Obj): void {
     const e = v.str(holder.expression, `${p}.${field}.expression`) ?? '';
     if (!e.trim()) v.add(required(`${p}.${field}.expression`));
     else {
-      const c = compileExpression(rewriteConstruction(e), 'any', hasParams, true);
+      const c = compileExpression(rewriteConstruction(e), 'any', hasParams, true, true);
       if (c.error) v.add(invalidValue(`${p}.${field}.expression`, e, c.error));
     }
   });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { kindNode } from '../../../../core/schema/compile';
 import { compileMutatingPolicy, dispatchMutating, mutatingRefusalStatus, rewriteConstruction } from '../../../../core/admission/policy/mutate';
 import { RequestBudget, OUT_OF_BUDGET, type PolicyInput } from '../../../../core/admission/policy/evaluate';
+import { compileExpression } from '../../../../core/admission/policy/compile';
 import type { MatchedPolicy } from '../../../../core/admission/policy/dispatch';
 import type { MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding } from '../../../../core/admission/policy/types';
 
@@ -58,6 +59,8 @@ describe('MutatingAdmissionPolicy', () => {
   it('jsonpatch.escapeKey escapes a key for a path', async () => {
     const p = policy('p', { mutations: [jsonPatch('[JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("example.com/a~b"), value: "x"}]')] });
     expect((await run([p])).object).toMatchObject({ metadata: { labels: { app: 'web', 'example.com/a~b': 'x' } } });
+    // Only mutations declare it (a validating policy's expression does not).
+    expect(compileExpression('jsonpatch.escapeKey("a") == "a"', 'bool', false, true).error).toMatch(/undeclared reference to 'jsonpatch'/);
   });
   it('refuses atomic lists and failed patches under Fail, with kube\'s text; Ignore skips', async () => {
     const atomic = policy('p', { failurePolicy: 'Fail', mutations: [apply('Object{spec: Object.spec{containers: [Object.spec.containers{name: "c", command: ["sh"]}]}}')] });
