@@ -416,6 +416,17 @@ export const VALIDATINGADMISSIONPOLICYBINDING_TABLE: TableSpec = {
   ],
 };
 
+// admissionregistration.k8s.io/v1alpha1 (served when RUNTIME_CONFIG enables it): printMutatingAdmissionPolicy and
+// its binding's, which prints as the validating binding.
+export const MUTATINGADMISSIONPOLICY_TABLE: TableSpec = {
+  columns: [
+    NAME,
+    col('Mutations', 'integer', 'Mutation indicates the number of mutations rules defined in this configuration', (o) => list(o.spec?.mutations).length),
+    VALIDATINGADMISSIONPOLICY_TABLE.columns[2]!,
+    AGE,
+  ],
+};
+
 // ---- flowcontrol ----
 
 export const FLOWSCHEMA_TABLE: TableSpec = {
