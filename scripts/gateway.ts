@@ -21,11 +21,13 @@ export interface GatewayOptions {
   // The local listener's bounds (scripts/dual-listener.ts ListenerLimits); unset ones follow `ulimit -n`.
   listener?: Partial<ListenerLimits>;
   /**
-   * Where the listener sends clients' bytes. 'entry' (the default): Miniflare's entry Worker, which sets request.cf
-   * (Miniflare's local stand-in) and CF-Connecting-IP (the listener's address), and re-encodes responses for the
-   * client's Accept-Encoding, then calls this Worker. 'direct': a socket straight to this Worker, which skips that
-   * hop: ~25% less workerd CPU per WebSocket delivery (bench/README.md), but requests carry no request.cf and no
-   * CF-Connecting-IP (audit events have no sourceIPs; no continent-based replica hint), as on workerd's own.
+   * Where the listener sends clients' bytes. 'direct' (the default): a socket straight to this Worker. 'entry':
+   * Miniflare's entry Worker, which sets request.cf (Miniflare's local stand-in) and CF-Connecting-IP (the
+   * listener's address) and gzips responses for the client's Accept-Encoding, then calls this Worker — a hop that
+   * pumps every WebSocket message through JavaScript: workerd spent 31.8–46.8 µs per delivery through it against
+   * 23.7 direct at W = 1,000, and 10–17% more CPU per pod create (bench/README.md). Direct requests carry no
+   * request.cf (no continent-based replica hint, as on workerd's own) and the listener's address comes as the
+   * LOCAL_PEER_ADDRESS setting (audit events' sourceIPs) instead of CF-Connecting-IP.
    */
   listenerUpstream?: 'entry' | 'direct';
   inspectorPort?: number; // open workerd's V8 inspector here (0: a free port; see Gateway.inspectorPort); benchmarks' heap figures and profiles
@@ -59,6 +61,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   // ...and signs approved CertificateSigningRequests (kube-controller-manager's cluster signing CA).
   bindings.CLUSTER_SIGNING_CERT = tls.cert;
   bindings.CLUSTER_SIGNING_KEY = tls.key;
+  const direct = (opts.listenerUpstream ?? 'direct') === 'direct';
+  if (direct) bindings.LOCAL_PEER_ADDRESS = '127.0.0.1'; // what the entry Worker's CF-Connecting-IP said
   Object.assign(bindings, opts.vars);
   if (opts.adminToken) bindings.ADMIN_TOKEN = opts.adminToken;
   if (opts.serviceAccountSigningKey) bindings.SERVICE_ACCOUNT_SIGNING_KEY = opts.serviceAccountSigningKey;
@@ -75,14 +79,14 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     ...(opts.inspectorPort === undefined ? {} : { inspectorPort: opts.inspectorPort }),
     ...webhookTrust(),
     // A second socket straight to the Worker, past Miniflare's entry Worker (see GatewayOptions.listenerUpstream).
-    ...(opts.listenerUpstream === 'direct' ? { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] } : {}),
+    ...(direct ? { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] } : {}),
   };
   const mf = new Miniflare(options);
   const upstream = await mf.ready;
   const inspectorPort = opts.inspectorPort === undefined ? undefined : Number((await mf.getInspectorURL()).port);
   const limits = { ...defaultLimits(), ...definedOnly(opts.listener ?? {}) };
   // restart() keeps both sockets' ports (Miniflare reuses a port it picked), so the listener's upstream stays valid.
-  const listenerUpstream = opts.listenerUpstream === 'direct' ? Number((await mf.unsafeGetDirectURL()).port) : Number(upstream.port);
+  const listenerUpstream = direct ? Number((await mf.unsafeGetDirectURL()).port) : Number(upstream.port);
   const listener = await listenDual(opts.port, listenerUpstream, tls, limits);
   const port = listener.port;
   // Any request wakes the controller manager (worker/controllers.ts); send one so loops run without user action.

@@ -73,7 +73,8 @@ function newEvent(c: Context<AppEnv>, state: AuditState, level: RequestAuditConf
     kind: 'Event', apiVersion: 'audit.k8s.io/v1', level, auditID: state.id, stage: 'RequestReceived',
     requestURI: `${url.pathname}${url.search}`, verb: attrs.verb, user: auditUser(user),
   } as AuditEvent;
-  const ips = sourceIPs(h.get('x-forwarded-for'), h.get('x-real-ip'), h.get('cf-connecting-ip'));
+  // The connection's own address: on Workers the platform's CF-Connecting-IP; locally the listener's (LOCAL_PEER_ADDRESS).
+  const ips = sourceIPs(h.get('x-forwarded-for'), h.get('x-real-ip'), h.get('cf-connecting-ip') ?? (c.get('settings').localPeerAddress || null));
   if (ips.length) ev.sourceIPs = ips;
   const ua = h.get('user-agent');
   if (ua) ev.userAgent = truncateUserAgent(ua);

@@ -241,7 +241,7 @@ export function edgeplaneFanout(ep: Edgeplane, transport: Transport, path: Path,
   return {
     system: 'edgeplane',
     variant: ep.label + (replicas === 0 ? '' : spread ? `, watchers over ${replicas} replicas` : ', one replica serves')
-      + (path === PORT && process.env.LISTENER_UPSTREAM === 'direct' ? ', listener straight to the Worker' : ''), // scripts/serve.ts
+      + (path === PORT && process.env.LISTENER_UPSTREAM === 'entry' ? ", listener through Miniflare's entry Worker" : ''), // scripts/serve.ts
     transport,
     path,
     pids: () => ({ server: ep.workerdPid, listener: ep.gatewayPid }),
