@@ -8,7 +8,7 @@
 import { compilePolicy, type CompiledPolicy } from '../core/admission/policy/compile';
 import { bindingsByPolicy } from '../core/admission/policy/plan';
 import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from '../core/admission/policy/types';
-import { ADMISSION_CACHE_TTL_MS, admissionCacheGeneration } from './admission-cache';
+import { ADMISSION_CACHE_TTL_MS, admissionCache, admissionCacheGeneration } from './admission-cache';
 import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
 import type { KubeObject } from '../core/object-meta';
 import { internalError, StatusError } from '../core/status';
@@ -48,13 +48,14 @@ let snapshot: { at: number; generation: number; value: PolicySnapshot } | undefi
 export async function policySnapshot(env: Bindings, now = Date.now()): Promise<PolicySnapshot> {
   const generation = admissionCacheGeneration();
   if (snapshot && now - snapshot.at < ADMISSION_CACHE_TTL_MS && snapshot.generation === generation) return snapshot.value;
-  const bindings = (await listAll(env, BINDINGS)) as ValidatingAdmissionPolicyBinding[];
-  let value = EMPTY;
-  if (bindings.length) {
+  // Requests that find the snapshot old share one read (emptying the admission cache after a write ends the sharing).
+  const value = await admissionCache.shared('policies|', async (): Promise<PolicySnapshot> => {
+    const bindings = (await listAll(env, BINDINGS)) as ValidatingAdmissionPolicyBinding[];
+    if (!bindings.length) return EMPTY;
     const byPolicy = bindingsByPolicy(bindings);
     const policies = ((await listAll(env, POLICIES)) as ValidatingAdmissionPolicy[]).filter((p) => byPolicy.has(p.metadata.name ?? ''));
-    value = { policies, byPolicy };
-  }
+    return { policies, byPolicy };
+  });
   snapshot = { at: now, generation, value };
   return value;
 }
