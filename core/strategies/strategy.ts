@@ -10,6 +10,7 @@ import type { StatusCause } from '../status';
 import type { DecodeOptions, FieldValidation } from '../validation/known-fields';
 import type { ServiceAllocations } from '../admission/service-ranges';
 import type { GracefulOutcome } from '../pods/graceful-delete';
+import type { UserInfo } from '../rbac/authorize';
 
 /** What a hook may know of the write: the type, time, the request's options, and lazily the store's other objects. */
 export interface StrategyEnv {
@@ -27,6 +28,8 @@ export interface StrategyEnv {
   serviceAllocations(): ServiceAllocations;
   /** A source of randomness for this write (allocation). */
   random(): () => number;
+  /** Who writes (kube's request context user), when the front door said: a CertificateSigningRequest records it. */
+  user?: UserInfo;
 }
 
 /** Where a decoded object came from: a body's text, or a patch (whose value error messages quote). */

@@ -21,5 +21,6 @@ export function strategyEnv(store: WriteStore, ctx: Omit<WriteContext, 'strategy
     serviceAllocations: () => store.serviceAllocations
       ?? ServiceAllocations.of([...store.objects('')].map((o) => [objectKey(o.metadata.namespace ?? '', o.metadata.name ?? ''), o])),
     random: () => seededRandom(ctx.newUid()),
+    user: ctx.admission?.inputs.user,
   };
 }

@@ -174,3 +174,30 @@ describe('PriorityClass (ValidatePriorityClass, the system classes)', () => {
     expect(del('high').code).toBe(200);
   });
 });
+
+describe('CertificateSigningRequest create (the registry strategy PrepareForCreate)', () => {
+  const csrs = lookupGroupResource('certificates.k8s.io/certificatesigningrequests')!;
+  const body = JSON.stringify({
+    apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'c' },
+    spec: { request: 'LS0t', signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'], username: 'system:admin', groups: ['system:masters'] },
+    status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Forged' }], certificate: 'LS0t' },
+  });
+  const create = (user?: { username: string; uid: string; groups: string[]; extra?: Record<string, string[]> }) => {
+    const { store } = memoryStore();
+    const env = { type: csrs, now: NOW, newUid: () => 'uid', randomSuffix: () => 'abcde', ...(user ? { admission: { inputs: { user }, dryRun: false } } : {}) };
+    const res = executeWrite(store, env as never, { verb: 'create', namespace: '', body } as never) as { body: unknown };
+    return (typeof res.body === 'string' ? JSON.parse(res.body) : res.body) as any;
+  };
+
+  it('records who asked, whatever the body said, and starts with no status', () => {
+    const got = create({ username: 'jane', uid: 'u-1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a'] } });
+    expect(got.spec).toMatchObject({ username: 'jane', uid: 'u-1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a'] } });
+    expect(got.status).toEqual({});
+  });
+
+  it('a write with no user (the server\'s own) keeps no requestor the body claimed', () => {
+    const got = create();
+    expect(got.spec.username).toBeUndefined();
+    expect(got.spec.groups).toBeUndefined();
+  });
+});

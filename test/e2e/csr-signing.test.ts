@@ -53,7 +53,9 @@ describe('CertificateSigningRequests signed by the gateway\'s CA', () => {
     expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
     expect(Date.parse(cert.validTo) - Date.parse(cert.validFrom)).toBe(86_400_000); // a day, less its 5-minute backdate, plus it
     const table = await must(r, ['get', 'csr', 'alice']);
-    expect(table).toMatch(/^alice\s+\S+\s+kubernetes\.io\/kube-apiserver-client\s+.*\s24h\s+Approved,Issued$/m);
+    // REQUESTOR is who created it, recorded by the server whatever the body said.
+    const me = await must(r, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
+    expect(table).toMatch(new RegExp(`^alice\\s+\\S+\\s+kubernetes\\.io/kube-apiserver-client\\s+${me.trim()}\\s+24h\\s+Approved,Issued$`, 'm'));
   });
 
   it('fails a CSR its signer refuses, with kube\'s reason', async () => {
