@@ -14,6 +14,7 @@ import { APISERVICES } from './apiservice';
 import type { Clock } from './clock';
 import type { SharedInformer } from './informers';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
+import { ReverseIndex } from './reverse-index';
 
 export const CRDS: ResourceRef = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', namespaced: false };
 export const AUTOMANAGED_LABEL = 'kube-aggregator.kubernetes.io/automanaged';
@@ -61,15 +62,14 @@ export interface CrdRegistrationDeps {
 export class CrdRegistrationController {
   readonly queue: WorkQueue;
   // group → the names of the CRDs of that group.
-  private readonly byGroup = new Map<string, Set<string>>();
-  private readonly groupOf = new Map<string, string>();
+  private readonly byGroup = new ReverseIndex();
 
   constructor(private readonly d: CrdRegistrationDeps) {
     this.queue = new WorkQueue(d.clock);
     const enqueue = (o: KubeObject) => {
       const crd = o as Obj;
       const group = String(crd.spec?.group ?? '');
-      this.index(o.metadata.name!, group);
+      this.byGroup.set(o.metadata.name!, group);
       for (const v of Array.isArray(crd.spec?.versions) ? crd.spec.versions : []) this.queue.add(`${v?.name ?? ''}.${group}`);
     };
     d.crds.addHandlers({
@@ -80,7 +80,7 @@ export class CrdRegistrationController {
       },
       delete: (o) => {
         enqueue(o);
-        this.index(o.metadata.name!, undefined);
+        this.byGroup.set(o.metadata.name!, undefined);
       },
     });
     // An automanaged APIService changed or deleted by someone else is put back (autoregister watches them too).
@@ -88,23 +88,6 @@ export class CrdRegistrationController {
       if ((o.metadata.labels as Record<string, string> | undefined)?.[AUTOMANAGED_LABEL] === MANAGE_CONTINUOUSLY) this.queue.add(o.metadata.name!);
     };
     d.apiServices.addHandlers({ add: apiService, update: apiService, delete: apiService });
-  }
-
-  private index(name: string, group: string | undefined): void {
-    const prior = this.groupOf.get(name);
-    if (prior === group) return;
-    if (prior !== undefined) {
-      const set = this.byGroup.get(prior);
-      set?.delete(name);
-      if (set && set.size === 0) this.byGroup.delete(prior);
-    }
-    if (group === undefined) this.groupOf.delete(name);
-    else {
-      this.groupOf.set(name, group);
-      const set = this.byGroup.get(group) ?? new Set<string>();
-      set.add(name);
-      this.byGroup.set(group, set);
-    }
   }
 
   run(workers = 1): Promise<void>[] {
@@ -116,7 +99,7 @@ export class CrdRegistrationController {
     const dot = key.indexOf('.');
     const version = key.slice(0, dot), group = key.slice(dot + 1);
     if (dot <= 0 || !group) return;
-    const crds = [...(this.byGroup.get(group) ?? [])].map((n) => this.d.crds.get(n)).filter((c): c is KubeObject => !!c);
+    const crds = [...this.byGroup.names(group)].map((n) => this.d.crds.get(n)).filter((c): c is KubeObject => !!c);
     const action = autoregister(this.d.apiServices.get(key) as Obj | undefined, desiredCrdApiService(group, version, crds as Obj[]));
     if (!action) return;
     try {

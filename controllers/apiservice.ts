@@ -11,6 +11,7 @@ import type { Clock } from './clock';
 import type { SharedInformer } from './informers';
 import { availability, withCondition } from './apiservice-plan';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
+import { ReverseIndex } from './reverse-index';
 
 export const APISERVICES: ResourceRef = { group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices', namespaced: false };
 export const RESYNC_MS = 30_000;
@@ -33,8 +34,7 @@ const serviceKey = (o: Obj): string | undefined => {
 export class ApiServiceAvailabilityController {
   readonly queue: WorkQueue;
   // service key → the APIServices naming it; APIService name → the service key it names.
-  private readonly byService = new Map<string, Set<string>>();
-  private readonly serviceOf = new Map<string, string>();
+  private readonly byService = new ReverseIndex();
 
   /** The loopback identity's client, shared with the CRD registration loop that also runs in kube-apiserver. */
   get api(): Api {
@@ -44,35 +44,18 @@ export class ApiServiceAvailabilityController {
   constructor(private readonly d: ApiServiceDeps) {
     this.queue = new WorkQueue(d.clock);
     const track = (o: KubeObject) => {
-      this.index(o.metadata.name!, serviceKey(o));
+      this.byService.set(o.metadata.name!, serviceKey(o));
       this.queue.add(o.metadata.name!);
     };
     d.apiServices.addHandlers({
       add: track, update: track,
-      delete: (o) => this.index(o.metadata.name!, undefined),
+      delete: (o) => this.byService.set(o.metadata.name!, undefined),
     });
     const touched = (o: KubeObject) => {
-      for (const name of this.byService.get(objectKey(o)) ?? []) this.queue.add(name);
+      for (const name of this.byService.names(objectKey(o))) this.queue.add(name);
     };
     d.services.addHandlers({ add: touched, update: touched, delete: touched });
     d.endpoints.addHandlers({ add: touched, update: touched, delete: touched });
-  }
-
-  private index(name: string, key: string | undefined): void {
-    const prior = this.serviceOf.get(name);
-    if (prior === key) return;
-    if (prior !== undefined) {
-      const set = this.byService.get(prior);
-      set?.delete(name);
-      if (set && set.size === 0) this.byService.delete(prior);
-    }
-    if (key === undefined) this.serviceOf.delete(name);
-    else {
-      this.serviceOf.set(name, key);
-      const set = this.byService.get(key) ?? new Set<string>();
-      set.add(name);
-      this.byService.set(key, set);
-    }
   }
 
   run(workers = 2): Promise<void>[] {

@@ -2,6 +2,8 @@
 // as they stream so a missing or lying Content-Length cannot get around it.
 
 import { requestEntityTooLarge, StatusError } from '../core/status';
+import { readKept } from '../core/bounded-read';
+export { readCapped } from '../core/bounded-read';
 
 // apiserver pkg/server/config.go MaxRequestBodyBytes.
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -46,34 +48,6 @@ export async function readBodyBytes(req: Request): Promise<Uint8Array> {
   return bytes;
 }
 
-/**
- * Reads `body`, keeping its bytes while they are at most `keep` (`bytes` is empty beyond), and cancelling it once more
- * than `stopAfter` have come; `total` counts what was read. The one chunk loop of request and response bodies.
- */
-async function readKept(body: ReadableStream<Uint8Array>, keep: number, stopAfter: number): Promise<{ bytes: Uint8Array; total: number }> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > stopAfter) {
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-    if (total <= keep) chunks.push(value);
-  }
-  if (total > keep) return { bytes: new Uint8Array(), total };
-  if (chunks.length === 1) return { bytes: chunks[0]!, total };
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
-  return { bytes, total };
-}
 
 function tooLarge(): StatusError {
   return new StatusError(requestEntityTooLarge(`limit is ${MAX_REQUEST_BODY_BYTES}`));
@@ -100,11 +74,4 @@ export async function drainUnread(req: Request): Promise<void> {
   } catch {
     // the client went away: nothing left to protect
   }
-}
-
-/** A response body's text when it is at most `cap` bytes; undefined (and the rest not read) beyond. */
-export async function readCapped(res: Response, cap: number): Promise<string | undefined> {
-  if (!res.body) return '';
-  const { bytes, total } = await readKept(res.body, cap, cap);
-  return total > cap ? undefined : new TextDecoder().decode(bytes);
 }

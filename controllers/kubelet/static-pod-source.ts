@@ -4,6 +4,7 @@
 // at most that many bytes.
 
 import { MAX_MANIFEST_BYTES, type SourceKind } from '../../core/static-pods/manifests';
+import { readCapped } from '../../core/bounded-read';
 
 export interface StaticPodSource {
   kind: SourceKind; // config.source, and which parts the hash covers
@@ -37,25 +38,7 @@ export function urlSource(url: string, fetchFn: FetchLike, folder = '', maxBytes
 }
 
 async function readBounded(res: Response, maxBytes: number, url: string): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`${url}: manifest larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  const text = await readCapped(res, maxBytes);
+  if (text === undefined) throw new Error(`${url}: manifest larger than ${maxBytes} bytes`);
+  return text;
 }
