@@ -94,7 +94,11 @@ async function storeWrite(c: Ctx, { type, info }: ResourceCall, req: WriteReques
       type, namespace: req.namespace, body: req.body, user: c.get('user'), subresource,
       operation: req.verb === 'create' || (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) ? 'create' : 'update',
     });
-    return writeCharged(c.env, type, req, { ...options, escalation, admission, crdRevision: crdRevision(type) });
+    const result = await writeCharged(c.env, type, req, { ...options, escalation, admission, crdRevision: crdRevision(type) });
+    // Admission's audit annotations (PodSecurity's) on the request's audit event.
+    const ev = result.ok && result.value.auditAnnotations ? c.get('audit')?.event : undefined;
+    if (ev) ev.annotations = { ...ev.annotations, ...(result as { value: StoreReply }).value.auditAnnotations };
+    return result;
   }
   return storeFor(c.env, type).write(groupResource(type), req, { ...options, escalation, crdRevision: crdRevision(type) });
 }
