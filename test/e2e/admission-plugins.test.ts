@@ -147,13 +147,20 @@ metadata: {name: q, namespace: quota}
 spec:
   hard: {services.nodeports: "1", services.loadbalancers: "0", requests.storage: 3Gi}
 `);
-    await waitFor('quota counted', async () => ((await http(r, 'GET', '/api/v1/namespaces/quota/resourcequotas/q')).json?.status?.used ? true : undefined));
+    const used = async () => (await http(r, 'GET', '/api/v1/namespaces/quota/resourcequotas/q')).json?.status?.used;
+    await waitFor('quota counted', used);
+    // Within the quota a Service may turn NodePort; turned back, the quota controller gives the port back.
+    await must(['create', 'service', 'clusterip', 'one', '-n', 'quota', '--tcp=80:80']);
+    await must(['patch', 'service', 'one', '-n', 'quota', '-p', '{"spec":{"type":"NodePort"}}']);
+    expect((await used())['services.nodeports']).toBe('1');
+    await must(['patch', 'service', 'one', '-n', 'quota', '--type=json', '-p', '[{"op":"replace","path":"/spec/type","value":"ClusterIP"},{"op":"remove","path":"/spec/ports/0/nodePort"}]']);
+    await waitFor('nodeport given back', async () => ((await used())['services.nodeports'] === '0' ? true : undefined));
     await must(['create', 'service', 'clusterip', 'web', '-n', 'quota', '--tcp=80:80', '--tcp=81:81']);
     const nodePort = await kubectl(r, ['patch', 'service', 'web', '-n', 'quota', '-p', '{"spec":{"type":"NodePort"}}']);
     expect(nodePort.stderr.trim()).toBe('Error from server (Forbidden): services "web" is forbidden: exceeded quota: q, requested: services.nodeports=2, used: services.nodeports=0, limited: services.nodeports=1');
     expect((await json(['get', 'service', 'web', '-n', 'quota'])).spec.type).toBe('ClusterIP');
 
-    await must(['apply', '-f', '-'], claimYaml('data', 'quota', 'grow'));
+    await must(['apply', '-f', '-'], `${classYaml('grow', 'allowVolumeExpansion: true\n')}---\n${claimYaml('data', 'quota', 'grow')}`);
     await bound('data', 'quota');
     await must(['patch', 'pvc', 'data', '-n', 'quota', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']);
     expect((await json(['get', 'quota', 'q', '-n', 'quota'])).status.used['requests.storage']).toBe('2Gi');
