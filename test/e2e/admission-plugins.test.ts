@@ -61,6 +61,8 @@ describe('DefaultStorageClass', () => {
     await must(['apply', '-f', '-'], classYaml('zz-newer').replace('metadata: {name: zz-newer}', "metadata: {name: zz-newer, annotations: {storageclass.kubernetes.io/is-default-class: 'true'}}"));
     await must(['apply', '-f', '-'], claimYaml('second', NS));
     expect((await json(['get', 'pvc', 'second', '-n', NS])).spec.storageClassName).toBe('zz-newer');
+    // Re-applied as sent (no class), server-side, the claim keeps the class admission gave it: no immutability error.
+    for (let i = 0; i < 2; i++) await must(['apply', '--server-side', '-f', '-'], claimYaml('applied', NS));
     await must(['apply', '-f', '-'], claimYaml('none', NS, ''));
     expect((await json(['get', 'pvc', 'none', '-n', NS])).spec.storageClassName).toBe('');
     await must(['delete', 'storageclass', 'zz-newer']);
