@@ -23,5 +23,14 @@ export function mutate(ctx: WriteContext, a: AdmissionAttributes | undefined, di
 }
 
 export function validate(ctx: WriteContext, a: AdmissionAttributes | undefined): void {
-  if (a) admitValidating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations });
+  if (!a) return;
+  try {
+    admitValidating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations });
+  } catch (e) {
+    // A refusal keeps the annotations made before it (PodSecurity's audit-violations), as kube's audit event does.
+    if (ctx.auditAnnotations && Object.keys(ctx.auditAnnotations).length && e && typeof e === 'object') {
+      Object.assign(e, { auditAnnotations: { ...ctx.auditAnnotations } });
+    }
+    throw e;
+  }
 }

@@ -198,6 +198,16 @@ ${extra}  containers: [{name: c, image: nginx, securityContext: {privileged: tru
     for (const ns of ['psa', 'legacy']) await must(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted', '--overwrite']);
     const refused = await kubectl(r, ['apply', '-f', '-'], privileged('denied', 'psa'));
     expect(refused.stderr).toContain('pods "denied" is forbidden: violates PodSecurity "restricted:latest": privileged');
+    // The refusal's audit event carries the policy enforced and what audit mode found, as kube's does.
+    const denied = await waitFor('audit event of the refusal', async () => {
+      const log = (await http(r, 'GET', '/_edgeplane/audit?limit=5000')).json;
+      return (log.items as any[]).find((e) => e.verb === 'create' && e.stage === 'ResponseComplete' && e.responseStatus?.code === 403
+        && String(e.responseStatus?.message).startsWith('pods "denied" is forbidden'))?.annotations;
+    });
+    expect(denied).toMatchObject({
+      'pod-security.kubernetes.io/enforce-policy': 'restricted:latest',
+      'pod-security.kubernetes.io/audit-violations': 'would violate PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)',
+    });
     await must(['apply', '-f', '-', '--as=ops', '--as-group=system:masters'], privileged('by-ops', 'psa'));
     expect((await annotationsOf('by-ops', 'psa'))['pod-security.kubernetes.io/exempt']).toBe('user');
     await must(['apply', '-f', '-'], privileged('old', 'legacy'));

@@ -220,4 +220,18 @@ describe('PodSecurity audit and exemptions', () => {
     expect(a2).toEqual({ 'pod-security.kubernetes.io/exempt': 'runtimeClass' });
     expect(statusOf(() => run(memoryStore().store, create('ns', privileged), { ...base, namespace: restricted, podSecurityExemptRuntimeClasses: ['gvisor'] }, pods)).code).toBe(403);
   });
+
+  it('keeps the annotations on the refusal, for the refused request\'s audit event', () => {
+    const both = ns({ 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/audit': 'baseline' });
+    let thrown: unknown;
+    try {
+      run(memoryStore().store, create('ns', privileged), { ...base, namespace: both }, pods, { auditAnnotations: {} });
+    } catch (e) {
+      thrown = e;
+    }
+    expect((thrown as { auditAnnotations?: Record<string, string> }).auditAnnotations).toEqual({
+      'pod-security.kubernetes.io/enforce-policy': 'restricted:latest',
+      'pod-security.kubernetes.io/audit-violations': 'would violate PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)',
+    });
+  });
 });
