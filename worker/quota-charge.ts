@@ -11,7 +11,7 @@ import type { AdmissionInputs } from '../core/admission/attributes';
 import { chargedOnUpdate, quotaCharges, type QuotaCharge } from '../core/admission/plugins/resource-quota';
 import type { AdmissionAttributes } from '../core/admission/attributes';
 import { withPrecondition } from './admission-webhooks';
-import { matchingResources } from '../core/quota/usage';
+import { countName, matchingResources } from '../core/quota/usage';
 import { resourceMap } from '../core/admission/resource-lists';
 import { StatusError, type Result } from '../core/status';
 import type { WriteRequest } from '../core/writes';
@@ -24,9 +24,10 @@ const QUOTAS = lookupGroupResource('core/resourcequotas')!;
 // kube's quota evaluator retries a conflicting status update a few times before giving up.
 const CHARGE_ATTEMPTS = 5;
 
-/** Whether any of the quotas limits a resource objects of `type` use. */
-export function quotasApply(type: ResourceType, quotas: readonly KubeObject[] | undefined): boolean {
-  return !!quotas?.some((q) => matchingResources(type, Object.keys(resourceMap((q as { status?: { hard?: unknown } }).status?.hard))).length > 0);
+/** Whether any of the quotas limits a resource objects of `type` use (`onUpdate`: one an update can raise, not a count). */
+export function quotasApply(type: ResourceType, quotas: readonly KubeObject[] | undefined, onUpdate = false): boolean {
+  return !!quotas?.some((q) => matchingResources(type, Object.keys(resourceMap((q as { status?: { hard?: unknown } }).status?.hard)))
+    .some((name) => !onUpdate || !(name === countName(type) || name === type.resource || name.endsWith('/persistentvolumeclaims'))));
 }
 
 /** The write, with the namespace's quotas charged first when they limit it (not for dry runs, as kube). */
@@ -37,8 +38,9 @@ export async function writeCharged(env: Bindings, type: ResourceType, req: Write
   if (options.dryRun || !inputs || !quotasApply(type, inputs.resourceQuotas) || !(req.verb === 'create' || req.verb === 'patch' || req.verb === 'update')) {
     return store.write(gr, req, options);
   }
-  if (req.verb !== 'create' && (req.subresource || !chargedOnUpdate(type)) && !(req.verb === 'patch' && isApplyPatch(req.patchType))) {
-    return store.write(gr, req, options); // an update no evaluator charges
+  const apply = req.verb === 'patch' && isApplyPatch(req.patchType);
+  if (req.verb !== 'create' && !apply && (req.subresource || !chargedOnUpdate(type) || !quotasApply(type, inputs.resourceQuotas, true))) {
+    return store.write(gr, req, options); // an update no evaluator charges, or that no quota limits
   }
   for (let attempt = 1; ; attempt++) {
     const trial = await store.write(gr, req, { ...options, dryRun: true });
