@@ -10,10 +10,10 @@ import { defineConfig } from 'vitest/config';
 
 // Files that measure latency, memory or load, or drive a listener's limits: never beside another gateway.
 const QUIET = [
-  'admission-policy', 'admission-webhooks', 'bounded-input', 'connection-limit', 'controllers', 'disruption', 'fanout',
+  'admission-policy', 'admission-policy-mutating', 'admission-webhooks', 'bounded-input', 'connection-limit', 'controllers', 'disruption', 'fanout',
   'failpoints', 'flowcontrol', 'fuzz', 'fuzz-loops', 'gc-hostile', 'hostile-numbers', 'hostile-regex',
   'hostile-services-encodings', 'hostile-workloads', 'memory-bounds', 'oversized-keepalive', 'preemption',
-  'rbac-bootstrap', 'robustness', 'scheduler', 'slow-watcher', 'stalled-socket', 'watch-quota', 'ws-ping-hangup',
+  'rbac-bootstrap', 'robustness', 'scheduler', 'slow-watcher', 'stalled-socket', 'static-pods-hostile', 'watch-quota', 'ws-ping-hangup',
 ].map((name) => `test/e2e/${name}.test.ts`);
 
 const set = process.env.E2E_SET; // 'shared' | 'quiet' | undefined (all, one at a time)

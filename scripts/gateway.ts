@@ -48,6 +48,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   // The local listener's self-signed certificate is the cluster's CA: kube-root-ca.crt publishes it.
   const tls = localCertificate(join(opts.persistDir, 'tls'));
   bindings.ROOT_CA_CERT = tls.cert;
+  // ...and signs approved CertificateSigningRequests (kube-controller-manager's cluster signing CA).
+  bindings.CLUSTER_SIGNING_CERT = tls.cert;
+  bindings.CLUSTER_SIGNING_KEY = tls.key;
   Object.assign(bindings, opts.vars);
   if (opts.adminToken) bindings.ADMIN_TOKEN = opts.adminToken;
   if (opts.serviceAccountSigningKey) bindings.SERVICE_ACCOUNT_SIGNING_KEY = opts.serviceAccountSigningKey;
