@@ -82,7 +82,7 @@ async function main(): Promise<void> {
         const meter = new CpuMeter(() => ({ server: ep.workerdPid })).start();
         const r = await runWrites({
           system: 'edgeplane', variant: ep.label, pids: () => ({ server: ep.workerdPid, listener: ep.gatewayPid }),
-          create: async (ns, name, body) => { await ep.port.send('POST', `/api/v1/namespaces/${ns}/pods`, body).then((x) => { if (x.status !== 201) throw new Error(`create answered ${x.status}`); }); },
+          create: async (ns, name, body) => { await ep.port.send('POST', `/api/v1/namespaces/${ns}/pods`, body).then((x) => { if (x.status !== 201) throw new Error(`create answered ${x.status}: ${String(x.body).slice(0, 300)}`); }); },
         }, 'bench-writes', 1, MAX_CREATES - 1, writesMs);
         const reactionMs = await quiet(ep, 3000, 120_000);
         const cpu = meter.stop();

@@ -1,6 +1,8 @@
 // Caching layer: the current state of one resource type in memory, as encoded JSON plus the few
 // derived fields selectors need, kept in key order so lists and continue tokens never sort or scan.
 
+import { SortedKeys } from './sorted-keys';
+
 export interface StateEntry {
   key: string;
   revision: number;
@@ -11,7 +13,7 @@ export interface StateEntry {
 
 export class ObjectState {
   private readonly entries = new Map<string, StateEntry>();
-  private keys: string[] = []; // sorted
+  private readonly keys = new SortedKeys();
 
   get size(): number {
     return this.entries.size;
@@ -22,44 +24,31 @@ export class ObjectState {
   }
 
   set(entry: StateEntry): void {
-    if (!this.entries.has(entry.key)) this.keys.splice(lowerBound(this.keys, entry.key), 0, entry.key);
+    if (!this.entries.has(entry.key)) this.keys.insert(entry.key);
     this.entries.set(entry.key, entry);
   }
 
   delete(key: string): void {
-    if (!this.entries.delete(key)) return;
-    const i = lowerBound(this.keys, key);
-    if (this.keys[i] === key) this.keys.splice(i, 1);
+    if (this.entries.delete(key)) this.keys.delete(key);
   }
 
   /** Entries with key >= start and the given prefix, in key order. */
   *range(prefix: string, start = ''): Generator<StateEntry> {
     const from = start > prefix ? start : prefix;
-    for (let i = lowerBound(this.keys, from); i < this.keys.length; i++) {
-      const key = this.keys[i];
+    for (const key of this.keys.from(from)) {
       if (!key.startsWith(prefix)) return;
-      yield this.entries.get(key)!;
+      const entry = this.entries.get(key);
+      if (entry) yield entry;
     }
   }
 
   /** How many keys with the prefix sort at or after `start`: remainingItemCount without a scan. */
   countFrom(prefix: string, start: string): number {
     const from = start > prefix ? start : prefix;
-    const lo = lowerBound(this.keys, from);
-    const hi = prefix ? lowerBound(this.keys, prefixEnd(prefix)) : this.keys.length;
+    const lo = this.keys.rank(from);
+    const hi = prefix ? this.keys.rank(prefixEnd(prefix)) : this.keys.size;
     return Math.max(0, hi - lo);
   }
-}
-
-function lowerBound(sorted: string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 // The smallest string greater than every string with this prefix (prefixes here end in '/').

@@ -70,6 +70,7 @@ export const SETTINGS = {
   apiAudiences: list('API_AUDIENCES', 'audiences a ServiceAccount token must hold one of; empty: the issuer'),
   serviceAccountMaxTokenExpirationSeconds: seconds('SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION_SECONDS', DAY, 3600, 2 ** 32, 'longer TokenRequests are shortened to this, with a warning'),
   // Audit (docs/audit.md)
+  localPeerAddress: string('LOCAL_PEER_ADDRESS', '', "the address requests come from when the platform names none (no CF-Connecting-IP), as audit events' last sourceIP: `npm start` sets its listener's, 127.0.0.1, whose socket goes straight to the Worker; empty: none"),
   auditPolicy: string('AUDIT_POLICY', '', 'an audit.k8s.io/v1 Policy, YAML or JSON; empty: the built-in default (Metadata for most requests, nothing for probes and event reads)'),
   auditLogConsole: boolean('AUDIT_LOG_CONSOLE', false, 'every audit event also as one JSON line on the console (Workers Logpush, wrangler tail)'),
   auditBufferBytes: bytes('AUDIT_BUFFER_BYTES', 4 * MiB, 0, 64 * MiB, 'per isolate, the newest audit events kept for GET /_edgeplane/audit (0: none)'),

@@ -9,7 +9,7 @@ import { compilePolicy, type CompiledPolicy } from '../core/admission/policy/com
 import { bindingsByPolicy } from '../core/admission/policy/plan';
 import type { MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from '../core/admission/policy/types';
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from '../core/admission/policy/mutate';
-import { ADMISSION_CACHE_TTL_MS, admissionCacheGeneration } from './admission-cache';
+import { ADMISSION_CACHE_TTL_MS, admissionCache, admissionCacheGeneration } from './admission-cache';
 import { groupResource, lookupGroupResource, type ResourceType } from '../core/registry';
 import type { KubeObject } from '../core/object-meta';
 import { internalError, StatusError } from '../core/status';
@@ -57,21 +57,23 @@ class PolicySource<P extends KubeObject, B extends KubeObject> {
     if (s && now - s.at < ADMISSION_CACHE_TTL_MS && s.generation === generation) return s.value;
     const policiesType = lookupGroupResource(this.policiesName);
     const bindingsType = lookupGroupResource(this.bindingsName);
-    let value = EMPTY as PolicySnapshot<P, B>;
-    if (policiesType && bindingsType) {
+    // Requests that find the snapshot old share one read (emptying the admission cache after a write ends the
+    // sharing): each of 64 creates in flight made its own list calls every second (bench/profile.ts writes-64).
+    const value = await admissionCache.shared(`policies|${this.policiesName}`, async (): Promise<PolicySnapshot<P, B>> => {
+      if (!policiesType || !bindingsType) return EMPTY as PolicySnapshot<P, B>;
       const bindings = (await listAll(env, bindingsType)) as B[];
-      if (bindings.length) {
-        const byPolicy = bindingsByPolicy(bindings as never) as unknown as Map<string, B[]>;
-        const policies = ((await listAll(env, policiesType)) as P[]).filter((p) => byPolicy.has(p.metadata.name ?? ''));
-        value = { policies, byPolicy };
-      }
-    }
+      if (!bindings.length) return EMPTY as PolicySnapshot<P, B>;
+      const byPolicy = bindingsByPolicy(bindings as never) as unknown as Map<string, B[]>;
+      const policies = ((await listAll(env, policiesType)) as P[]).filter((p) => byPolicy.has(p.metadata.name ?? ''));
+      return { policies, byPolicy };
+    });
     this.snapshot = { at: now, generation, value };
     return value;
   }
 
   reset(): void {
     this.snapshot = undefined;
+    admissionCache.delete(`policies|${this.policiesName}`);
   }
 }
 

@@ -73,7 +73,8 @@ function newEvent(c: Context<AppEnv>, state: AuditState, level: RequestAuditConf
     kind: 'Event', apiVersion: 'audit.k8s.io/v1', level, auditID: state.id, stage: 'RequestReceived',
     requestURI: `${url.pathname}${url.search}`, verb: attrs.verb, user: auditUser(user),
   } as AuditEvent;
-  const ips = sourceIPs(h.get('x-forwarded-for'), h.get('x-real-ip'), h.get('cf-connecting-ip'));
+  // The connection's own address: on Workers the platform's CF-Connecting-IP; locally the listener's (LOCAL_PEER_ADDRESS).
+  const ips = sourceIPs(h.get('x-forwarded-for'), h.get('x-real-ip'), h.get('cf-connecting-ip') ?? (c.get('settings').localPeerAddress || null));
   if (ips.length) ev.sourceIPs = ips;
   const ua = h.get('user-agent');
   if (ua) ev.userAgent = truncateUserAgent(ua);
@@ -219,8 +220,32 @@ export const audit: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 
+// The body a create or update handler decoded to JSON text (worker/handlers/write.ts), parsed at most once for
+// whoever reads it first: admission's ServiceAccount lookup or this filter. This filter parsed every create's body a
+// second time for its name (bench/profile.ts writes-64: TextDecoder and JSON.parse here were 3.8% of the isolate).
+const decodedBodies = new WeakMap<Request, { text: string; object?: { value: unknown } }>();
+
+/** Records `text`, the JSON the handler decoded `req`'s body to (create and update; not a patch, which is sent raw). */
+export function rememberDecodedBody(req: Request, text: string): void {
+  decodedBodies.set(req, { text });
+}
+
+/**
+ * JSON.parse of `text` (undefined if it is not JSON); when `text` is the body recorded for `req`, parsed once for
+ * every reader. (A mutating webhook's patched body is another text: parsed on its own.)
+ */
+export function decodedBodyObject(req: Request, text: string): unknown {
+  const known = decodedBodies.get(req);
+  if (!known || known.text !== text) return parseJson(text);
+  known.object ??= { value: parseJson(known.text) };
+  return known.object.value;
+}
+
 /** The request object as JSON, decoded as the handler decodes it: JSON, YAML or protobuf; a patch as sent. */
 function requestObject(c: Context<AppEnv>, bytes: Uint8Array): unknown {
+  // The same bytes decode to the same text the handler recorded (worker/request-body.ts decodeBody): parse that once.
+  const known = decodedBodies.get(c.req.raw);
+  if (known) return decodedBodyObject(c.req.raw, known.text);
   const contentType = c.req.header('content-type') ?? '';
   const media = contentType.split(';')[0].trim().toLowerCase();
   try {

@@ -50,8 +50,12 @@ export class MinimalWorkerd {
       host: '127.0.0.1',
       port: 0,
       ...(opts.inspector ? { inspectorPort: 0 } : {}),
+      // Clients on a socket straight to the Worker, as edgeplane's listener is (scripts/gateway.ts listenerUpstream):
+      // Miniflare's entry Worker would pump every WebSocket message through JavaScript, which is no floor of the runtime's.
+      unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
     });
-    const url = (await mf.ready).toString().replace(/\/$/, '');
+    await mf.ready;
+    const url = (await mf.unsafeGetDirectURL()).toString().replace(/\/$/, '');
     const inspectorPort = opts.inspector ? Number((await mf.getInspectorURL()).port) : undefined;
     const pid = childPid(process.pid, 'workerd');
     if (!pid) throw new Error('workerd process not found');

@@ -91,9 +91,13 @@ export function update(u: Updater, live: unknown, next: unknown, managers: Manag
   const cmp = updateOwners(u, live, next, m, manager, true);
   const previous = m.get(manager)?.set;
   let set: FieldSet;
-  if (!previous && cmp.modified.empty()) set = cmp.added; // a create: no copy needed
-  else {
-    set = (previous ?? new FieldSet()).difference(cmp.removed);
+  if (!previous) {
+    // A create (or a manager's first write): the comparison's own `added` becomes the set (nothing else holds it
+    // once updateOwners is done), so it is not copied (a copy per create: ~1% of a store-only create's CPU).
+    set = cmp.added;
+    if (!cmp.modified.empty()) set.addAll(cmp.modified);
+  } else {
+    set = previous.difference(cmp.removed);
     set.addAll(cmp.modified);
     set.addAll(cmp.added);
   }

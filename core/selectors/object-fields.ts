@@ -6,11 +6,36 @@ import type { FieldSelector } from './field-selector';
 
 /** The fields.Set an object is matched against: metadata plus the type's selectable fields, as strings. */
 export function objectFields(type: ResourceType, obj: unknown): Record<string, string> {
-  const fields: Record<string, string> = { 'metadata.name': stringAt(obj, 'metadata.name') };
+  const fields: Record<string, string> = { 'metadata.name': stringAt(obj, NAME) };
   // Cluster-scoped strategies build their set with ObjectMetaFieldsSet(meta, false): no namespace.
-  if (type.namespaced) fields['metadata.namespace'] = stringAt(obj, 'metadata.namespace');
-  for (const [label, path] of Object.entries(type.fieldSelectors)) fields[label] = stringAt(obj, path);
+  if (type.namespaced) fields['metadata.namespace'] = stringAt(obj, NAMESPACE);
+  for (const f of selectable(type)) fields[f.label] = stringAt(obj, f);
   return fields;
+}
+
+// Every stored object's fields are read on each write (the store's and each replica's cache): the type's paths are
+// split once (bench/profile.ts writes-64 with the defaults: the split per field per object was ~1% of the isolate).
+interface FieldPath {
+  label: string;
+  parts: string[];
+  isBoolean: boolean;
+  fallback?: string[];
+}
+
+const compiled = new WeakMap<object, FieldPath[]>();
+
+function fieldPath(label: string, path: string): FieldPath {
+  const fallback = FALLBACK_PATHS.get(path);
+  return { label, parts: path.split('.'), isBoolean: BOOLEAN_PATHS.has(path), fallback: fallback?.split('.') };
+}
+
+function selectable(type: ResourceType): FieldPath[] {
+  let paths = compiled.get(type.fieldSelectors);
+  if (!paths) {
+    paths = Object.entries(type.fieldSelectors).map(([label, path]) => fieldPath(label, path));
+    compiled.set(type.fieldSelectors, paths);
+  }
+  return paths;
 }
 
 /** The 400 message for the first label `type` does not accept, or undefined when all are accepted. */
@@ -54,10 +79,12 @@ const BOOLEAN_PATHS = new Set(['spec.hostNetwork', 'spec.unschedulable']);
 // EventToSelectableFields reports source.component, or reportingController (JSON reportingComponent) when empty.
 const FALLBACK_PATHS = new Map([['source.component', 'reportingComponent']]);
 
-function stringAt(obj: unknown, path: string): string {
-  const value = goString(valueAt(obj, path), BOOLEAN_PATHS.has(path));
-  const fallback = FALLBACK_PATHS.get(path);
-  return value === '' && fallback ? goString(valueAt(obj, fallback), false) : value;
+const NAME = fieldPath('metadata.name', 'metadata.name');
+const NAMESPACE = fieldPath('metadata.namespace', 'metadata.namespace');
+
+function stringAt(obj: unknown, path: FieldPath): string {
+  const value = goString(valueAt(obj, path.parts), path.isBoolean);
+  return value === '' && path.fallback ? goString(valueAt(obj, path.fallback), false) : value;
 }
 
 function goString(value: unknown, isBoolean: boolean): string {
@@ -67,9 +94,9 @@ function goString(value: unknown, isBoolean: boolean): string {
   return isBoolean ? 'false' : '';
 }
 
-function valueAt(obj: unknown, path: string): unknown {
+function valueAt(obj: unknown, parts: readonly string[]): unknown {
   let cur: unknown = obj;
-  for (const part of path.split('.')) {
+  for (const part of parts) {
     if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, part)) return undefined;
     cur = (cur as Record<string, unknown>)[part];
   }

@@ -87,3 +87,24 @@ describe('admission webhooks in the front door', () => {
     expect(reviews.map((r) => r.url)).toEqual(['https://10.1.2.3:8443/validate?timeout=3s']);
   });
 });
+
+describe('the webhook configurations snapshot', () => {
+  const lists = (calls: { method: string; args: unknown[] }[]) => calls.filter((c) => c.method === 'list' && String(c.args[0]).includes('webhookconfigurations')).length;
+
+  it('is read once for requests that find it old at the same moment, and again after a configuration write', async () => {
+    const { currentWebhooks } = await import('../../worker/admission-webhooks');
+    const a = app('Validating');
+    const got = await Promise.all(Array.from({ length: 20 }, () => currentWebhooks(a.env, 1e12)));
+    expect(lists(a.calls)).toBe(2); // mutating and validating, once
+    expect(got.every((s) => s === got[0] && s.validating.length === 1)).toBe(true);
+    // A read begun before a configuration write does not become the snapshot the writer's next request sees.
+    const before = currentWebhooks(a.env, 2e12);
+    afterWebhookConfigWrite(VALIDATING);
+    a.storeOf('admissionregistration.k8s.io/validatingwebhookconfigurations').seed({
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'd' },
+      webhooks: [{ name: 'two.example.com', clientConfig: { url: 'https://two.example/' }, rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+    });
+    await before;
+    expect((await currentWebhooks(a.env, 2e12)).validating.length).toBe(2);
+  });
+});

@@ -16,6 +16,7 @@ import { decodeBody } from '../request-body';
 import { storeFor } from '../stores';
 import { escalationGrant, RBAC_GROUP } from './escalation';
 import { admissionInputs } from '../admission-inputs';
+import { decodedBodyObject, rememberDecodedBody } from '../audit';
 import { writeCharged } from '../quota-charge';
 import { isApplyPatch } from '../../core/apply/apply-body';
 import { settle } from './after-write';
@@ -31,7 +32,10 @@ import type { Ctx, ResourceCall } from './call';
 export async function writtenBody(c: Ctx, { type, info }: ResourceCall): Promise<string> {
   const bytes = await readBodyBytes(c.req.raw);
   const raw = info.verb === 'patch' || (bytes.length === 0 && (info.verb === 'delete' || info.verb === 'deletecollection'));
-  return raw ? new TextDecoder().decode(bytes) : decodeBody(c.req.header('content-type') ?? '', bytes, bodyKind(type, info));
+  if (raw) return new TextDecoder().decode(bytes);
+  const text = decodeBody(c.req.header('content-type') ?? '', bytes, bodyKind(type, info));
+  rememberDecodedBody(c.req.raw, text); // parsed once, by admission or the audit filter, whichever reads it first
+  return text;
 }
 
 /** The kind a body must be, for decode errors: DeleteOptions on deletes, a Scale on /scale. */
@@ -95,6 +99,7 @@ async function storeWrite(c: Ctx, { type, info }: ResourceCall, req: WriteReques
     const subresource = req.verb === 'create' ? undefined : req.subresource;
     const admission = await admissionInputs(c.env, c.get('settings'), {
       type, namespace: req.namespace, body: req.body, user: c.get('user'), subresource,
+      object: req.verb === 'patch' ? undefined : () => decodedBodyObject(c.req.raw, req.body),
       operation: req.verb === 'create' || (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) ? 'create' : 'update',
     });
     const result = await writeCharged(c.env, type, req, { ...options, escalation, admission, crdRevision: crdRevision(type) });

@@ -28,3 +28,15 @@ describe('field manager names', () => {
     expect(managerOrUserAgent(undefined, `${ascii}é\u0001/1`)).toBe(`${ascii}é`);
   });
 });
+
+describe('parseIdentifier', () => {
+  it('reads what managerIdentifier wrote, the same for a repeated identifier, within its bound for many', async () => {
+    const { managerIdentifier, parseIdentifier } = await import('../../../core/apply/managed-fields');
+    const id = managerIdentifier({ manager: 'kubectl', operation: 'Update', apiVersion: 'v1', subresource: 'status' });
+    expect(parseIdentifier(id)).toEqual({ manager: 'kubectl', operation: 'Update', apiVersion: 'v1', subresource: 'status' });
+    expect(parseIdentifier(id)).toBe(parseIdentifier(id));
+    for (let i = 0; i < 1000; i++) expect(parseIdentifier(managerIdentifier({ manager: `m${i}`, operation: 'Apply' })).manager).toBe(`m${i}`);
+    const long = managerIdentifier({ manager: 'x'.repeat(2000), operation: 'Apply' });
+    expect(parseIdentifier(long).manager).toBe('x'.repeat(2000));
+  });
+});
