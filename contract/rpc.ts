@@ -50,6 +50,7 @@ export interface StoreReply {
   code: number;
   body: string; // JSON, serialized once in the store
   warnings?: string[]; // for the Warning header (fieldValidation=Warn)
+  auditAnnotations?: Record<string, string>; // admission's, for the request's audit event (PodSecurity)
   revision?: number; // the store's revision after this write
   held?: number; // deletecollection: objects kept by finalizers
   continue?: string; // a deletecollection page: where the next one starts

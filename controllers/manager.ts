@@ -220,6 +220,7 @@ export class ControllerManager {
     const quotaApi = await this.controllerApi('resourcequota-controller');
     const quotaController = new ResourceQuotaController({
       api: quotaApi, quotas: informers.for(RESOURCE_QUOTAS), pods, clock, list: apiLister((path) => quotaApi.request('GET', path)),
+      services: informers.for(SERVICES), claims: informers.for(RESOURCES.persistentvolumeclaims),
     });
     const rootCA = new RootCAPublisher(await this.controllerApi('root-ca-cert-publisher'), namespaces, informers.metadataFor(RESOURCES.configmaps), this.o.rootCaCert ?? '', clock);
     const aggregation = new ClusterRoleAggregationController(await this.controllerApi('clusterrole-aggregation-controller'), informers.for(CLUSTER_ROLES), clock);

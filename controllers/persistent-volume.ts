@@ -16,7 +16,7 @@ import type { EventRecorder } from './events';
 import type { SharedInformer } from './informers';
 import {
   ANN_BETA_STORAGE_PROVISIONER, ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER,
-  boundClaimStatus, claimClass, claimRefOf, claimSpec, claimWantsDefaultClass, defaultClass, findMatchingVolume, phaseOf, preboundTo,
+  boundClaimStatus, claimClass, expandedVolume, claimRefOf, claimSpec, claimWantsDefaultClass, defaultClass, findMatchingVolume, phaseOf, preboundTo,
   provisionedVolume, SIMULATED_PROVISIONER, volumeSpec,
 } from './volume-plan';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
@@ -177,6 +177,15 @@ export class PersistentVolumeController {
     }
     if (!ref || !ref.uid || annotationsOf(c)[ANN_BIND_COMPLETED] !== 'yes') return this.bind(c, v);
     if (phaseOf(v) !== 'Bound') await this.d.api.update(RESOURCES.persistentvolumes, { ...v, status: { phase: 'Bound' } }, 'status');
+    // A claim grown past its volume (PersistentVolumeClaimResize admitted it): the simulated provisioner's volume
+    // is expanded at once, and the claim's status.capacity follows the volume's.
+    const grown = expandedVolume(c, v);
+    if (grown) {
+      this.d.provisionerRecorder.event(c, 'Normal', 'Resizing', `External resizer is resizing volume ${v.metadata.name}`);
+      const resized = await this.d.api.update(RESOURCES.persistentvolumes, grown);
+      this.d.provisionerRecorder.event(c, 'Normal', 'VolumeResizeSuccessful', 'Resize volume succeeded');
+      return this.writeClaimStatus(c, boundClaimStatus(resized));
+    }
     await this.writeClaimStatus(c, boundClaimStatus(v));
   }
 

@@ -1,7 +1,8 @@
 // Controllers: the ResourceQuota controller (kubernetes pkg/controller/resourcequota): each quota's status holds
 // its spec.hard and what the namespace's objects use of it (core/quota/usage.ts, the same counting the
 // ResourceQuota admission plugin charges by). Admission raises status.used as objects are created; this loop
-// recounts — when a quota is created or its spec changes, when a pod is deleted or ends (kube's replenishment),
+// recounts — when a quota is created or its spec changes, when a pod is deleted or ends, when a Service or claim
+// is deleted or changes what it uses (kube's replenishment),
 // and every resync period for the other types — so deletions give units back and a charge whose write failed is
 // forgotten. Writes status as system:serviceaccount:kube-system:resourcequota-controller.
 //
@@ -15,7 +16,7 @@ import type { Clock } from './clock';
 import type { SharedInformer } from './informers';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
 import { isVersionView, RESOURCE_TYPES, type ResourceType } from '../core/registry';
-import { matchingResources, podCounts, totalUsage } from '../core/quota/usage';
+import { matchingResources, podCounts, totalUsage, usage } from '../core/quota/usage';
 import { resourceMap, type ResourceList } from '../core/admission/resource-lists';
 
 export const COMPONENT = 'resourcequota-controller';
@@ -30,11 +31,13 @@ export type Lister = (type: ResourceType, namespace: string, max: number) => Pro
 
 type Obj = Record<string, any>;
 const POD_TYPE = RESOURCE_TYPES.find((t) => t.group === '' && t.resource === 'pods')!;
+const SERVICE_TYPE = RESOURCE_TYPES.find((t) => t.group === '' && t.resource === 'services')!;
+const CLAIM_TYPE = RESOURCE_TYPES.find((t) => t.group === '' && t.resource === 'persistentvolumeclaims')!;
 
 export class ResourceQuotaController {
   readonly queue: WorkQueue;
 
-  constructor(private readonly o: { api: Api; quotas: SharedInformer; pods: SharedInformer; list: Lister; clock: Clock }) {
+  constructor(private readonly o: { api: Api; quotas: SharedInformer; pods: SharedInformer; list: Lister; clock: Clock; services?: SharedInformer; claims?: SharedInformer }) {
     this.queue = new WorkQueue(o.clock);
     const key = (q: KubeObject) => `${q.metadata.namespace}/${q.metadata.name}`;
     o.quotas.addHandlers({
@@ -53,6 +56,16 @@ export class ResourceQuotaController {
         if (podCounts(old as Obj, now) && !podCounts(pod as Obj, now)) replenish(pod);
       },
     });
+    // Services and claims give units back when deleted and when an update lowers what they use (kube's quota
+    // monitor: a Service's quota type changing, a claim's request shrinking), as updates are charged their growth.
+    for (const [informer, type] of [[o.services, SERVICE_TYPE], [o.claims, CLAIM_TYPE]] as const) {
+      informer?.addHandlers({
+        delete: replenish,
+        update: (obj, old) => {
+          if (JSON.stringify(usage(type, obj as Obj)) !== JSON.stringify(usage(type, old as Obj))) replenish(obj);
+        },
+      });
+    }
   }
 
   run(workers = 1): Promise<void>[] {

@@ -6,6 +6,7 @@
 import type { KubeObject } from '../client/types';
 import { compareQuantity, parseQuantity, type Quantity } from '../core/quantity';
 import { selectorMatcher } from './owner-refs';
+import { defaultStorageClass, isDefaultStorageClass } from '../core/admission/plugins/default-storage-class';
 
 export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
 export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
@@ -56,21 +57,9 @@ export function volumeClass(v: KubeObject): string {
   return annotations(v)[ANN_BETA_CLASS] ?? volumeSpec(v).storageClassName ?? '';
 }
 
-export const isDefaultClass = (sc: KubeObject): boolean => annotations(sc)[ANN_DEFAULT_CLASS] === 'true' || annotations(sc)[ANN_BETA_DEFAULT_CLASS] === 'true';
-
-/** GetDefaultClass: of several default classes, the newest (then the first by name), as kube 1.28+ picks. */
-export function defaultClass(classes: KubeObject[]): KubeObject | undefined {
-  let best: KubeObject | undefined;
-  for (const sc of classes) {
-    if (!isDefaultClass(sc)) continue;
-    if (!best) best = sc;
-    else {
-      const a = String(sc.metadata.creationTimestamp ?? ''), b = String(best.metadata.creationTimestamp ?? '');
-      if (a > b || (a === b && sc.metadata.name! < best.metadata.name!)) best = sc;
-    }
-  }
-  return best;
-}
+// The default class as DefaultStorageClass admission picks it (one rule for the plugin and the retroactive default).
+export const isDefaultClass = isDefaultStorageClass;
+export const defaultClass = defaultStorageClass;
 
 function quantity(text: string | undefined): Quantity | undefined {
   if (!text) return undefined;
@@ -152,6 +141,18 @@ export function provisionedVolume(c: KubeObject, sc: KubeObject, node: string | 
 /** The claim's status once bound to `v`. */
 export function boundClaimStatus(v: KubeObject): Record<string, unknown> {
   return { phase: 'Bound', accessModes: volumeSpec(v).accessModes ?? [], capacity: { ...(volumeSpec(v).capacity ?? {}) } };
+}
+
+/**
+ * The simulated provisioner's volume grown to a bound claim's larger request (the external-resizer's job, expansion
+ * being instant here), or undefined when there is nothing to grow: another plugin's volume, or one big enough.
+ */
+export function expandedVolume(c: KubeObject, v: KubeObject): KubeObject | undefined {
+  if (annotations(v)[ANN_PROVISIONED_BY] !== SIMULATED_PROVISIONER) return undefined;
+  const want = requestOf(c);
+  const have = capacityOf(v);
+  if (!want || (have && compareQuantity(want, have) <= 0)) return undefined;
+  return { ...v, spec: { ...volumeSpec(v), capacity: { ...(volumeSpec(v).capacity ?? {}), storage: claimSpec(c).resources!.requests!.storage! } } };
 }
 
 /** Whether a live pod (not finished) names the claim among its volumes: then the claim is in use. */

@@ -76,6 +76,10 @@ export const SETTINGS = {
   auditBufferBytes: bytes('AUDIT_BUFFER_BYTES', 4 * MiB, 0, 64 * MiB, 'per isolate, the newest audit events kept for GET /_edgeplane/audit (0: none)'),
   auditQueueBytes: bytes('AUDIT_QUEUE_BYTES', 1 * MiB, 64 * KiB, 16 * MiB, 'per isolate, audit events waiting to be written; beyond it events are dropped and counted'),
   auditMaxEventBytes: bytes('AUDIT_MAX_EVENT_BYTES', 100 * KiB, 4 * KiB, 4 * MiB, "one audit event; larger ones lose their request/response objects (kube's --audit-log-truncate-max-event-size)"),
+  // Admission (docs/admission.md): PodSecurity's exemptions, as kube's PodSecurityConfiguration `exemptions`
+  podSecurityExemptUsernames: list('POD_SECURITY_EXEMPT_USERNAMES', "users whose pods and workloads PodSecurity does not evaluate (audit annotation pod-security.kubernetes.io/exempt: user)"),
+  podSecurityExemptNamespaces: list('POD_SECURITY_EXEMPT_NAMESPACES', 'namespaces whose pods and workloads PodSecurity does not evaluate (exempt: namespace)'),
+  podSecurityExemptRuntimeClasses: list('POD_SECURITY_EXEMPT_RUNTIME_CLASSES', 'runtimeClassNames whose pods and pod templates PodSecurity does not evaluate (exempt: runtimeClass)'),
   // APIs
   runtimeConfig: list('RUNTIME_CONFIG', "API group versions served beyond kube 1.32's defaults, as kube-apiserver's --runtime-config (with the feature gate): `admissionregistration.k8s.io/v1alpha1` serves MutatingAdmissionPolicy and its binding"),
   // The simulated cluster

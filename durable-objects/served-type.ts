@@ -69,9 +69,11 @@ export class ServedType {
 }
 
 /** The Durable Objects' one error funnel: the Status of any error, logged when it is a bug rather than an answer. */
-export function failed(e: unknown): { ok: false; status: ReturnType<typeof statusOf> } {
+export function failed(e: unknown): { ok: false; status: ReturnType<typeof statusOf>; auditAnnotations?: Record<string, string> } {
   if (!(e instanceof StatusError)) console.error('internal error', e);
-  return { ok: false, status: statusOf(e) };
+  // Admission's audit annotations made before a refusal (core/writes/admission.ts) travel with it.
+  const auditAnnotations = (e as { auditAnnotations?: Record<string, string> } | null)?.auditAnnotations;
+  return auditAnnotations ? { ok: false, status: statusOf(e), auditAnnotations } : { ok: false, status: statusOf(e) };
 }
 
 /** A forwarded request's CRD revision header as a number (absent or malformed: none). */

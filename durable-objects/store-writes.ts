@@ -38,6 +38,7 @@ export class StoreWrites {
       req = { ...req, page: { ...picked, resourceVersion: formatRevision(this.o.cache.revision) } };
     }
     const warnings: string[] = [];
+    const auditAnnotations: Record<string, string> = {};
     const now = Date.now();
     const state = this.o.cache.state;
     return this.o.commits.run(now, (tx) => {
@@ -59,13 +60,14 @@ export class StoreWrites {
         },
         checksSize: true,
         serviceAllocations: this.o.serviceAllocations,
-      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, guard: escalationGuard(type, escalation), garbageCollection: this.o.settings.controllers,
+      }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, auditAnnotations, guard: escalationGuard(type, escalation), garbageCollection: this.o.settings.controllers,
         defaultTolerationSeconds: this.o.settings.defaultTolerationSeconds, admission: admission && { inputs: admission, dryRun } }, req);
       // The answer reuses the JSON the commit stored, unless a view converted it (possibly in place: a CRD
       // version's view rewrites apiVersion on the same object).
       const stored = req.view ? undefined : tx.served(result.body);
       const reply: StoreReply = { code: result.code, body: stored ?? JSON.stringify(result.body), revision: tx.revision };
       if (warnings.length) reply.warnings = warnings;
+      if (Object.keys(auditAnnotations).length) reply.auditAnnotations = auditAnnotations;
       if (result.held !== undefined) reply.held = result.held;
       if (req.verb === 'deletecollection' && req.page?.continue) reply.continue = req.page.continue;
       return reply;

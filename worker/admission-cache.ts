@@ -100,6 +100,7 @@ export const admissionCache = new AdmissionCache();
 // writes a PriorityClass, LimitRange or quota and then a pod (kubectl apply -f of both) is admitted by what it wrote.
 const READ_BY_ADMISSION = new Set([
   'core/namespaces', 'core/serviceaccounts', 'core/limitranges', 'core/resourcequotas', 'scheduling.k8s.io/priorityclasses',
+  'storage.k8s.io/storageclasses',
   'admissionregistration.k8s.io/validatingadmissionpolicies', 'admissionregistration.k8s.io/validatingadmissionpolicybindings',
   'admissionregistration.k8s.io/mutatingadmissionpolicies', 'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
 ]);

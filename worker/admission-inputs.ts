@@ -16,12 +16,15 @@ import { readCapped } from './body';
 import type { Bindings } from './env';
 import { storeFor } from './stores';
 import { admissionCache } from './admission-cache';
+import { nodeIdentity } from '../core/admission/plugins/node-restriction';
 
 const SERVICE_ACCOUNTS = lookupGroupResource('core/serviceaccounts')!;
 const PRIORITY_CLASSES = lookupGroupResource('scheduling.k8s.io/priorityclasses')!;
 const LIMIT_RANGES = lookupGroupResource('core/limitranges')!;
 const RESOURCE_QUOTAS = lookupGroupResource('core/resourcequotas')!;
 const NAMESPACES = lookupGroupResource('core/namespaces')!;
+const STORAGE_CLASSES = lookupGroupResource('storage.k8s.io/storageclasses')!;
+const NODES = lookupGroupResource('core/nodes')!;
 // The most objects, and bytes, of one type admission reads per request: every pod create reads the namespace's
 // LimitRanges and ResourceQuotas, so a tenant's many or huge objects must not multiply into every create's cost.
 // A namespace over either bound has its creates refused (fail closed) rather than admitted unchecked.
@@ -55,10 +58,23 @@ export async function admissionInputs(env: Bindings, settings: Settings, req: In
     reads.push(listAll(env, LIMIT_RANGES, req.namespace, true).then((l) => void (inputs.limitRanges = l)));
   }
   if (type.namespaced && req.namespace && !type.custom && podSecurityApplies(type) && (!req.subresource || req.subresource === 'ephemeralcontainers')) {
-    reads.push(namespaceObject(env, req.namespace).then((n) => void (inputs.namespace = n)));
+    // PodSecurity's exemptions (namespace before user, as kube checks them) spare the namespace read.
+    const exempt = settings.podSecurityExemptNamespaces.includes(req.namespace) ? 'namespace' : settings.podSecurityExemptUsernames.includes(req.user.username) ? 'user' : undefined;
+    if (exempt) inputs.podSecurityExempt = exempt;
+    else reads.push(namespaceObject(env, req.namespace).then((n) => void (inputs.namespace = n)));
+    if (settings.podSecurityExemptRuntimeClasses.length) inputs.podSecurityExemptRuntimeClasses = [...settings.podSecurityExemptRuntimeClasses];
   }
-  if (type.namespaced && req.operation === 'create' && type.stored) {
+  if (type.namespaced && type.stored && (req.operation === 'create' || (!req.subresource && chargedOnUpdate(type)))) {
     reads.push(listAll(env, RESOURCE_QUOTAS, req.namespace, 'when empty').then((l) => void (inputs.resourceQuotas = l)));
+  }
+  // DefaultStorageClass (claim creates) and PersistentVolumeClaimResize (claim updates) read the classes.
+  if (type.group === '' && type.kind === 'PersistentVolumeClaim' && !req.subresource) {
+    reads.push(listAll(env, STORAGE_CLASSES, '', true).then((l) => void (inputs.storageClasses = l)));
+  }
+  // NodeRestriction checks a kubelet's mirror pod against its own Node's UID.
+  const node = nodeIdentity(req.user);
+  if (node && type.group === '' && type.kind === 'Pod' && req.operation === 'create') {
+    reads.push(nodeObject(env, node).then((n) => void (inputs.node = n)));
   }
   if (type.group === 'scheduling.k8s.io' && type.kind === 'PriorityClass') {
     reads.push(listAll(env, PRIORITY_CLASSES, '').then((l) => void (inputs.priorityClasses = l)));
@@ -88,6 +104,16 @@ export async function namespaceObject(env: Bindings, name: string, fresh = false
     return ns;
   }
   if (got.status.code === 404) return undefined; // NamespaceLifecycle words the refusal; PodSecurity fails closed without it
+  throw new StatusError(got.status);
+}
+
+/** The quota evaluators that charge updates too (kube 1.32: services and persistentvolumeclaims; pods need in-place resize). */
+const chargedOnUpdate = (type: ResourceType) => type.group === '' && (type.kind === 'Service' || type.kind === 'PersistentVolumeClaim');
+
+async function nodeObject(env: Bindings, name: string): Promise<KubeObject | null> {
+  const got = await storeFor(env, NODES).get(groupResource(NODES), { namespace: '', name, subresource: '' });
+  if (got.ok) return JSON.parse(got.value.body) as KubeObject;
+  if (got.status.code === 404) return null;
   throw new StatusError(got.status);
 }
 

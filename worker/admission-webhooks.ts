@@ -395,7 +395,7 @@ function asWriteOfObject(req: WriteRequest, operation: AdmissionOperation, objec
  * The request as sent, made conditional on the resourceVersion the webhooks judged (`own`: the condition is ours,
  * so its conflict is retried; a client's own precondition stays and its conflict is the client's).
  */
-function withPrecondition(req: WriteRequest, old: KubeObject): { req: WriteRequest; own: boolean } {
+export function withPrecondition(req: WriteRequest, old: KubeObject): { req: WriteRequest; own: boolean } {
   const rv = old.metadata?.resourceVersion;
   if (!rv) return { req, own: false };
   try {

@@ -39,12 +39,22 @@ export interface AdmissionInputs {
   resourceQuotas?: KubeObject[];
   /** The front door has charged the quotas for this object already (worker/quota-charge.ts). */
   quotaCharged?: boolean;
+  /** Every StorageClass (PVC creates: DefaultStorageClass; PVC updates: PersistentVolumeClaimResize). */
+  storageClasses?: KubeObject[];
+  /** The requesting kubelet's own Node (a node's pod creates: NodeRestriction's owner UID check); null: not found. */
+  node?: KubeObject | null;
+  /** PodSecurity's exemption of this request's user or namespace (the `POD_SECURITY_EXEMPT_*` settings). */
+  podSecurityExempt?: 'user' | 'namespace';
+  /** PodSecurity's exempt runtimeClassNames (`POD_SECURITY_EXEMPT_RUNTIME_CLASSES`), for pods and pod templates. */
+  podSecurityExemptRuntimeClasses?: string[];
 }
 
 /** Per-request facilities: randomness is injected (kube's names.SimpleNameGenerator). */
 export interface AdmissionEnv {
   randomSuffix: () => string;
   warnings?: string[];
+  /** Audit annotations for the request's audit event (kube's admission.Attributes AddAnnotation). */
+  auditAnnotations?: Record<string, string>;
 }
 
 export interface AdmissionPlugin {

@@ -11,12 +11,18 @@ import { priorityPlugin } from './plugins/priority';
 import { limitRangerPlugin } from './plugins/limit-ranger';
 import { resourceQuotaPlugin } from './plugins/resource-quota';
 import { podSecurityPlugin } from './plugins/pod-security';
+import { nodeRestrictionPlugin } from './plugins/node-restriction';
+import { defaultStorageClassPlugin } from './plugins/default-storage-class';
+import { pvcResizePlugin } from './plugins/pvc-resize';
 
 export type { AdmissionAttributes, AdmissionEnv, AdmissionInputs, AdmissionPlugin } from './attributes';
 
 // kube's order; NamespaceLifecycle runs in the front door (worker/handlers/namespace-lifecycle.ts) and
 // DefaultTolerationSeconds in the store's create (core/pods/default-tolerations.ts), both where kube has them.
-export const PLUGINS: readonly AdmissionPlugin[] = [limitRangerPlugin, serviceAccountPlugin, priorityPlugin, podSecurityPlugin, resourceQuotaPlugin];
+export const PLUGINS: readonly AdmissionPlugin[] = [
+  limitRangerPlugin, serviceAccountPlugin, nodeRestrictionPlugin, podSecurityPlugin, priorityPlugin, defaultStorageClassPlugin,
+  pvcResizePlugin, resourceQuotaPlugin,
+];
 
 export function admitMutating(a: AdmissionAttributes, inputs: AdmissionInputs, env: AdmissionEnv, plugins = PLUGINS): void {
   for (const p of plugins) if (p.admit && p.handles(a)) p.admit(a, inputs, env);

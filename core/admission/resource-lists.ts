@@ -45,6 +45,21 @@ export function addLists(a: ResourceList, b: ResourceList): ResourceList {
   return out;
 }
 
+/** SubtractWithNonNegativeResult, then RemoveZeros: what `a` uses beyond `b`, only the names where that is above 0. */
+export function usageBeyond(a: ResourceList, b: ResourceList): ResourceList {
+  const out: ResourceList = {};
+  for (const [k, v] of Object.entries(a)) {
+    if (!(k in b)) {
+      if (compare(v, '0') > 0) out[k] = show(v);
+      continue;
+    }
+    if (compare(v, b[k]) <= 0) continue;
+    const y = quantity(b[k]);
+    out[k] = addQuantity(v, formatQuantity({ ...y, mantissa: -y.mantissa, text: undefined }));
+  }
+  return out;
+}
+
 function maxLists(a: ResourceList, b: ResourceList): ResourceList {
   const out: ResourceList = { ...a };
   for (const [k, v] of Object.entries(b)) if (!(k in out) || compare(v, out[k]) > 0) out[k] = v;

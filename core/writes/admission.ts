@@ -18,10 +18,19 @@ export function mutate(ctx: WriteContext, a: AdmissionAttributes | undefined, di
   if (!a) return;
   // kube generates the name after mutating admission, whose errors name the generateName.
   a.displayName = displayName;
-  admitMutating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings });
+  admitMutating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations });
   a.displayName = undefined;
 }
 
 export function validate(ctx: WriteContext, a: AdmissionAttributes | undefined): void {
-  if (a) admitValidating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings });
+  if (!a) return;
+  try {
+    admitValidating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations });
+  } catch (e) {
+    // A refusal keeps the annotations made before it (PodSecurity's audit-violations), as kube's audit event does.
+    if (ctx.auditAnnotations && Object.keys(ctx.auditAnnotations).length && e && typeof e === 'object') {
+      Object.assign(e, { auditAnnotations: { ...ctx.auditAnnotations } });
+    }
+    throw e;
+  }
 }

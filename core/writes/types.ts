@@ -35,6 +35,7 @@ export interface WriteEnv {
   randomSuffix: () => string;
   fieldValidation?: FieldValidation; // default Warn, as kube-apiserver's
   warnings?: string[]; // collects Warn-level findings for the Warning header
+  auditAnnotations?: Record<string, string>; // admission's annotations for the request's audit event
   // Checks the object a create or update is about to store, before validation as kube's registry
   // transforms do (e.g. RBAC escalation prevention, core/rbac/escalation.ts); throws to refuse.
   guard?: WriteGuard;

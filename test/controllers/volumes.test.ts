@@ -5,7 +5,7 @@ import { unmountableVolume } from '../../controllers/kubelet/volumes';
 import { PersistentVolumeController } from '../../controllers/persistent-volume';
 import { volumeFilter, volumePreFilter } from '../../controllers/scheduler/volume-binding';
 import { claimsForOrdinal, podForOrdinal } from '../../controllers/statefulset-plan';
-import { defaultClass, findMatchingVolume } from '../../controllers/volume-plan';
+import { defaultClass, expandedVolume, findMatchingVolume } from '../../controllers/volume-plan';
 import { PvcProtectionController } from '../../controllers/volume-protection';
 import { FakeApi, FakeClock, FakeInformer, FakeRecorder } from './fakes';
 
@@ -58,6 +58,15 @@ describe('volume matching', () => {
     const newer = { ...sc('b', {}, true), metadata: { ...sc('b', {}, true).metadata, creationTimestamp: '2026-02-01T00:00:00Z' } };
     expect(defaultClass([older, newer, sc('c')])?.metadata.name).toBe('b');
     expect(defaultClass([sc('c')])).toBeUndefined();
+  });
+
+  it('expands only the simulated provisioner\'s volume, only to a larger request', () => {
+    const provisioned = volume('pv', '1Gi');
+    provisioned.metadata.annotations = { 'pv.kubernetes.io/provisioned-by': 'edgeplane.dev/simulated' };
+    const grown = claim('c', { resources: { requests: { storage: '3Gi' } } });
+    expect((expandedVolume(grown, provisioned)?.spec as any).capacity.storage).toBe('3Gi');
+    expect(expandedVolume(claim('c'), provisioned)).toBeUndefined();
+    expect(expandedVolume(grown, volume('static', '1Gi'))).toBeUndefined();
   });
 });
 

@@ -13,6 +13,7 @@ import type { KubeObject } from '../../core/object-meta';
 import { admitWithoutWrite } from '../admission-webhooks';
 import { attributed, send, writeQuery, writtenBody, type WriteQuery } from './write';
 import type { Ctx, ResourceCall } from './call';
+import { admitNodeRequest } from '../node-restriction';
 
 type SubresourceCreate = (c: Ctx, call: ResourceCall, body: string, query: WriteQuery) => Promise<Response>;
 
@@ -53,7 +54,10 @@ export async function create(c: Ctx, call: ResourceCall): Promise<Response> {
   const { namespace, name, subresource } = info;
   if (subresource) {
     const handler = SUBRESOURCES.get(`${groupResource(type)}/${subresource}`);
-    if (handler && name) return handler(c, call, await admittedSubresourceBody(c, call, body, query), query);
+    if (handler && name) {
+      await admitNodeRequest(c, call, 'CREATE', body); // NodeRestriction, a built-in plugin, before the webhooks
+      return handler(c, call, await admittedSubresourceBody(c, call, body, query), query);
+    }
   }
   if (name || subresource) throw new StatusError(methodNotAllowed());
   return reply(await createInNamespace(c.env, type, namespace, body, (namespaceRevision) =>

@@ -16,6 +16,7 @@ import { settle } from './after-write';
 import { deleteCollectionResponse } from './delete-collection';
 import { crdRevision, send, writeQuery, writtenBody } from './write';
 import type { Ctx, ResourceCall } from './call';
+import { admitNodeRequest } from '../node-restriction';
 
 export async function deleteOne(c: Ctx, call: ResourceCall): Promise<Response> {
   const body = await writtenBody(c, call);
@@ -33,6 +34,7 @@ export async function deleteOne(c: Ctx, call: ResourceCall): Promise<Response> {
     }
     return reply(await deleteNamespace(c.env, c.get('settings'), info.name, body));
   }
+  await admitNodeRequest(c, call, 'DELETE'); // NodeRestriction: a kubelet deletes only what is its own
   return reply(await send(c, call, { verb: 'delete', namespace: info.namespace, name: info.name, body, query: deleteQuery(call.url) }, query));
 }
 

@@ -102,7 +102,12 @@ async function storeWrite(c: Ctx, { type, info }: ResourceCall, req: WriteReques
       object: req.verb === 'patch' ? undefined : () => decodedBodyObject(c.req.raw, req.body),
       operation: req.verb === 'create' || (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) ? 'create' : 'update',
     });
-    return writeCharged(c.env, type, req, { ...options, escalation, admission, crdRevision: crdRevision(type) });
+    const result = await writeCharged(c.env, type, req, { ...options, escalation, admission, crdRevision: crdRevision(type) });
+    // Admission's audit annotations (PodSecurity's) on the request's audit event, whether it was admitted or refused.
+    const annotations = result.ok ? result.value.auditAnnotations : (result as { auditAnnotations?: Record<string, string> }).auditAnnotations;
+    const ev = annotations ? c.get('audit')?.event : undefined;
+    if (ev) ev.annotations = { ...ev.annotations, ...annotations };
+    return result;
   }
   return storeFor(c.env, type).write(groupResource(type), req, { ...options, escalation, crdRevision: crdRevision(type) });
 }

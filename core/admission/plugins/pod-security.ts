@@ -5,7 +5,10 @@
 // annotations, containers added); `enforce` refuses with 403 `violates PodSecurity "<level>:<version>": …`,
 // `warn` answers a Warning `would violate PodSecurity …` when the request is allowed. Workload resources
 // (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ReplicationController, PodTemplate) get the
-// warning for their pod template, never a refusal. The checks are 1.32's whatever version a label pins.
+// warning for their pod template, never a refusal. The checks are 1.32's whatever version a label pins. `audit`
+// adds the audit annotation pod-security.kubernetes.io/audit-violations; every evaluated pod is annotated with
+// enforce-policy; exempt namespaces, users and runtimeClassNames (AdmissionConfiguration's exemptions, here
+// settings) are not evaluated and get pod-security.kubernetes.io/exempt: namespace | user | runtimeClass.
 
 import { admissionForbidden, missingInput, type AdmissionAttributes, type AdmissionPlugin } from '../attributes';
 import { evaluatePod, forbiddenDetail, type Level } from '../pod-security/checks';
@@ -48,29 +51,63 @@ export const podSecurityPlugin: AdmissionPlugin = {
     return a.subresource === '' && !a.type.custom && `${a.type.group}/${a.type.kind}` in TEMPLATE_PATHS;
   },
   validate(a, inputs, env) {
+    const annotate = (key: string, value: string) => {
+      if (env.auditAnnotations) env.auditAnnotations[PREFIX + key] = value;
+    };
+    // Exempt namespaces, then users, are never evaluated (the front door tells which applies: settings).
+    if (inputs.podSecurityExempt) return annotate('exempt', inputs.podSecurityExempt);
     const isPod = a.type.group === '' && a.type.kind === 'Pod';
+    // A pod update that changes nothing the standards read is always allowed (kube reads the namespace first).
     if (isPod && a.operation === 'UPDATE' && a.oldObject && !significantPodUpdate(a.object as Obj, a.oldObject as Obj)) return;
     const ns = inputs.namespace;
     if (!ns) throw missingInput('PodSecurity', 'the namespace');
     const labels = (ns.metadata?.labels ?? {}) as Record<string, unknown>;
     const enforce = modePolicy(labels, 'enforce');
+    const audit = modePolicy(labels, 'audit');
     const warn = modePolicy(labels, 'warn');
+    const exemptRuntimeClasses = inputs.podSecurityExemptRuntimeClasses ?? [];
     if (isPod) {
+      if (enforce.level === 'privileged' && audit.level === 'privileged' && warn.level === 'privileged') {
+        return annotate('enforce-policy', 'privileged:latest');
+      }
       const pod = a.object as Obj;
-      const enforced = evaluatePod(enforce.level, pod.metadata ?? {}, pod.spec ?? {});
-      if (enforced.length) throw admissionForbidden(a, `violates PodSecurity "${show(enforce)}": ${forbiddenDetail(enforced)}`);
-      warnAbout(pod, warn, env.warnings);
+      if (exemptRuntimeClass(pod.spec, exemptRuntimeClasses)) return annotate('exempt', 'runtimeClass');
+      annotate('enforce-policy', show(enforce));
+      const results = new Map<string, string>(); // level+version → forbidden detail ('' when allowed), as kube reuses results
+      const check = (lv: LevelVersion) => {
+        const key = show(lv);
+        if (!results.has(key)) {
+          const failed = evaluatePod(lv.level, pod.metadata ?? {}, pod.spec ?? {});
+          results.set(key, failed.length ? forbiddenDetail(failed) : '');
+        }
+        return results.get(key)!;
+      };
+      const denied = check(enforce);
+      const audited = check(audit);
+      if (audited) annotate('audit-violations', `would violate PodSecurity "${show(audit)}": ${audited}`);
+      if (denied) throw admissionForbidden(a, `violates PodSecurity "${show(enforce)}": ${denied}`);
+      const warned = check(warn);
+      if (warned) env.warnings?.push(`would violate PodSecurity "${show(warn)}": ${warned}`);
       return;
     }
+    if (warn.level === 'privileged' && audit.level === 'privileged') return;
     const template = templateOf(a);
     if (!template) return;
     if (a.operation === 'UPDATE' && a.oldObject) {
       const old = templateOf({ ...a, object: a.oldObject });
       if (old && JSON.stringify(old) === JSON.stringify(template)) return;
     }
+    if (exemptRuntimeClass(template.spec, exemptRuntimeClasses)) return annotate('exempt', 'runtimeClass');
+    const audited = evaluatePod(audit.level, template.metadata ?? {}, template.spec ?? {});
+    if (audited.length) annotate('audit-violations', `would violate PodSecurity "${show(audit)}": ${forbiddenDetail(audited)}`);
     warnAbout(template, warn, env.warnings);
   },
 };
+
+function exemptRuntimeClass(spec: Obj | undefined, exempt: readonly string[]): boolean {
+  const rc = spec?.runtimeClassName;
+  return typeof rc === 'string' && rc !== '' && exempt.includes(rc);
+}
 
 function warnAbout(pod: Obj, warn: LevelVersion, warnings: string[] | undefined): void {
   const failed = evaluatePod(warn.level, pod.metadata ?? {}, pod.spec ?? {});

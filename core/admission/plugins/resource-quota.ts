@@ -1,5 +1,6 @@
 // Core: the ResourceQuota admission plugin as kube 1.32's (plugin/pkg/admission/resourcequota, its controller.go
-// checkRequest), for creates: every quota of the namespace whose status.hard names a resource the object uses
+// checkRequest), for creates and for updates of Services and claims (charged what they use beyond the old
+// object): every quota of the namespace whose status.hard names a resource the object uses
 // and whose scopes select it must have usage for those resources ("status unknown" until the quota controller
 // has counted), a pod must state the requests/limits a cpu or memory quota limits ("must specify"), and the
 // usage plus the object's must stay within hard ("exceeded quota", with kube's sorted name=value lists). The
@@ -9,7 +10,7 @@
 import type { ResourceType } from '../../registry';
 import type { KubeObject } from '../../object-meta';
 import { admissionForbidden, missingInput, type AdmissionAttributes, type AdmissionPlugin } from '../attributes';
-import { addLists, compare, resourceMap, show, type ResourceList } from '../resource-lists';
+import { addLists, compare, resourceMap, show, usageBeyond, type ResourceList } from '../resource-lists';
 import { matchingResources, scopesMatch, usage } from '../../quota/usage';
 
 type Obj = Record<string, any>;
@@ -19,7 +20,7 @@ const VALIDATION_SET = new Set(['cpu', 'memory', 'requests.cpu', 'requests.memor
 
 export const resourceQuotaPlugin: AdmissionPlugin = {
   name: 'ResourceQuota',
-  handles: (a) => a.operation === 'CREATE' && a.subresource === '' && a.type.namespaced,
+  handles: (a) => a.subresource === '' && a.type.namespaced && (a.operation === 'CREATE' || chargedOnUpdate(a.type)),
   validate(a, inputs) {
     if (inputs.quotaCharged) return; // the front door charged this very object already
     const quotas = inputs.resourceQuotas;
@@ -27,6 +28,20 @@ export const resourceQuotaPlugin: AdmissionPlugin = {
     quotaCharges(a, quotas);
   },
 };
+
+/** The evaluators that handle updates in kube 1.32: services and claims (pods only with in-place resize, off in 1.32). */
+export const chargedOnUpdate = (type: ResourceType): boolean => type.group === '' && (type.kind === 'Service' || type.kind === 'PersistentVolumeClaim');
+
+/**
+ * What the request adds: on a create the object's usage, on an update what the object uses beyond the old one
+ * (kube charges an update only its increase: a Service becoming a LoadBalancer, a claim growing).
+ */
+export function usageDelta(a: AdmissionAttributes): ResourceList {
+  const delta = usage(a.type, a.object as Obj);
+  if (a.operation !== 'UPDATE') return delta;
+  if (!a.oldObject?.metadata?.resourceVersion) return usageBeyond(delta, {});
+  return usageBeyond(delta, usage(a.type, a.oldObject as Obj));
+}
 
 export interface QuotaCharge {
   quota: KubeObject;
@@ -40,6 +55,11 @@ export function quotaCharges(a: AdmissionAttributes, quotas: readonly KubeObject
   // for every create was 2.9% of a store-only create's CPU (bench/profile.ts writes-64).
   let delta: ResourceList | undefined;
   const charges: QuotaCharge[] = [];
+  if (a.operation === 'UPDATE') {
+    if (!quotas.length) return charges;
+    delta = usageDelta(a);
+    if (!Object.keys(delta).length) return charges; // nothing more used: nothing to check
+  }
   const ordered = [...quotas].sort((x, y) => ((x.metadata.name ?? '') < (y.metadata.name ?? '') ? -1 : 1));
   for (const quota of ordered) {
     const q = quota as Obj;
@@ -51,7 +71,7 @@ export function quotaCharges(a: AdmissionAttributes, quotas: readonly KubeObject
     const used = resourceMap(q.status?.used);
     const unknown = restricted.filter((r) => !(r in used));
     if (unknown.length) throw admissionForbidden(a, `status unknown for quota: ${quota.metadata.name}, resources: ${[...unknown].sort().join(',')}`);
-    delta ??= usage(a.type, obj);
+    delta ??= usageDelta(a);
     const requested = mask(delta, Object.keys(hard));
     if (!Object.keys(requested).length) continue;
     const newUsed = addLists(used, requested);
