@@ -17,7 +17,7 @@
 
 import type { Context } from 'hono';
 import { FlowController, type Admitted, type Placement } from '../core/flowcontrol/controller';
-import { estimateSeats } from '../core/flowcontrol/width';
+import { estimateSeats, finalSeats } from '../core/flowcontrol/width';
 import { DroppedRequests } from '../core/flowcontrol/retry-after';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { RequestAttributes } from '../core/rbac/rules';
@@ -79,7 +79,7 @@ class IsolateFlowControl {
     levels: new StoreFollower(this.via(PRIORITY_LEVELS), this.levels, { shared: false }),
     schemas: new StoreFollower(this.via(FLOW_SCHEMAS), this.schemas, { shared: false }),
   };
-  private readonly counts = new Map<string, { count: number; at: number; asking: boolean }>();
+  private readonly counts = new Map<string, { count: number; watchers: number; at: number; asking: boolean }>();
   private reapedAt = 0;
 
   reap(fc: FlowController, now: number, waitLimitMs: number): void {
@@ -113,18 +113,22 @@ class IsolateFlowControl {
     }
   }
 
-  /** The stored object count of a type as last heard (refreshed in the background), for a list's seats. */
-  storedCount(env: Bindings, groupResource: string, now: number, waitUntil: (p: Promise<unknown>) => void): number | undefined {
+  /**
+   * The stored object count and watcher count of a type as last heard (refreshed in the background), for a list's
+   * seats and a write's final seats. Watchers are the store's own (its replicas' are not counted).
+   */
+  storeCounts(env: Bindings, groupResource: string, now: number, waitUntil: (p: Promise<unknown>) => void): { count?: number; watchers?: number } {
     let entry = this.counts.get(groupResource);
     if (!entry) {
-      if (this.counts.size >= MAX_COUNTED_TYPES) return undefined;
-      this.counts.set(groupResource, (entry = { count: -1, at: Number.NEGATIVE_INFINITY, asking: false }));
+      if (this.counts.size >= MAX_COUNTED_TYPES) return {};
+      this.counts.set(groupResource, (entry = { count: -1, watchers: -1, at: Number.NEGATIVE_INFINITY, asking: false }));
     }
     if (now - entry.at >= COUNT_MAX_AGE_MS && !entry.asking) {
       entry.asking = true;
       const e = entry;
       waitUntil(storeStub(env, groupResource).stats(groupResource).then((s) => {
         e.count = s.objects;
+        e.watchers = s.watchers;
         e.at = Date.now();
       }, () => {
         e.at = Date.now(); // try again later
@@ -132,7 +136,7 @@ class IsolateFlowControl {
         e.asking = false;
       }));
     }
-    return entry.count >= 0 ? entry.count : undefined;
+    return entry.count >= 0 ? { count: entry.count, watchers: entry.watchers } : {};
   }
 
   private via(groupResource: string): FollowedStore {
@@ -180,18 +184,20 @@ export async function enterFlowControl(c: Context<AppEnv>, r: FlowRequest): Prom
   const now = Date.now();
   await isolate.sync(c.env, now);
   isolate.reap(fc, now, settings.apfWaitLimitSeconds * 1000);
+  fc.maybeUpdateBorrowing();
   const placement = fc.place(r.user, r.attrs);
   const headers = {
     [FLOW_SCHEMA_UID_HEADER]: placement.flowSchema.metadata.uid ?? '',
     [PRIORITY_LEVEL_UID_HEADER]: placement.level.uid,
   };
   const stamp = (res: Response) => withHeaders(res, headers);
-  if (placement.level.exempt) return { done: () => {}, stamp };
-  const count = r.groupResource && r.attrs.verb === 'list' || (r.attrs.verb === 'watch' && r.query.get('sendInitialEvents') === 'true')
-    ? isolate.storedCount(c.env, r.groupResource!, now, (p) => waitUntil(c, p))
-    : undefined;
-  const seats = estimateSeats({ verb: r.attrs.verb, name: r.attrs.name, query: r.query }, count, placement.level.maxSeats);
-  const admitted = fc.start(placement, seats);
+  const verb = r.attrs.verb;
+  const counted = r.groupResource && !placement.level.exempt
+    && (verb === 'list' || (verb === 'watch' && r.query.get('sendInitialEvents') === 'true') || finalSeats(verb, Infinity))
+    ? isolate.storeCounts(c.env, r.groupResource, now, (p) => waitUntil(c, p))
+    : {};
+  const seats = estimateSeats({ verb, name: r.attrs.name, query: r.query }, counted.count, placement.level.maxSeats);
+  const admitted = fc.start(placement, seats, finalSeats(verb, counted.watchers));
   if (admitted.kind === 'rejected') return rejected(placement.level.name, headers);
   if (admitted.kind === 'queued' && !(await waitForSeats(fc, placement, admitted, settings.apfWaitLimitSeconds * 1000, c.req.raw.signal))) {
     return rejected(placement.level.name, headers);
@@ -227,8 +233,9 @@ async function waitForSeats(fc: FlowController, p: Placement, a: Admitted & { ki
   const outcome = await new Promise<'dispatched' | 'reaped' | 'time-out' | 'cancelled'>((resolve) => {
     let every = 1;
     const look = () => {
+      fc.expireFinals(); // final seats due back are handed on here: nothing else runs when no request arrives or ends
       if (a.ticket.state === 'executing') return resolve('dispatched');
-      if (a.ticket.state === 'done') return resolve('reaped'); // taken back by the sweep: it waited too long
+      if (a.ticket.state !== 'waiting') return resolve('reaped'); // taken back by the sweep: it waited too long
       const left = deadline - Date.now();
       if (left <= 0) return resolve('time-out');
       poll = setTimeout(look, Math.min(every, left));
