@@ -19,6 +19,7 @@ import type { Context } from 'hono';
 import { FlowController, type Admitted, type Placement } from '../core/flowcontrol/controller';
 import { estimateSeats, finalSeats } from '../core/flowcontrol/width';
 import { DroppedRequests } from '../core/flowcontrol/retry-after';
+import { DEFAULT_LAG } from '../core/flowcontrol/load';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { RequestAttributes } from '../core/rbac/rules';
 import { statusResponse, tooManyRequests } from '../core/status';
@@ -81,6 +82,22 @@ class IsolateFlowControl {
   };
   private readonly counts = new Map<string, { count: number; watchers: number; at: number; asking: boolean }>();
   private reapedAt = 0;
+  private probingSince = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Measures the event loop's lag for the capacity governor (core/flowcontrol/load.ts): how late a zero-delay timer
+   * fires, set by a request as it ends (its response is made; waitUntil keeps the timer), at most one at a time.
+   */
+  probeLag(fc: FlowController, waitUntil: (p: Promise<unknown>) => void): void {
+    const t0 = Date.now();
+    if (!fc.wantsLagSample() || t0 - this.probingSince < 1000) return;
+    this.probingSince = t0;
+    waitUntil(new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+      fc.noteLag(Date.now() - t0);
+    }).finally(() => {
+      this.probingSince = Number.NEGATIVE_INFINITY;
+    }));
+  }
 
   reap(fc: FlowController, now: number, waitLimitMs: number): void {
     if (now - this.reapedAt < REAP_EVERY_MS) return;
@@ -90,10 +107,13 @@ class IsolateFlowControl {
   }
 
   of(settings: Settings): FlowController {
-    const key = `${settings.apfConcurrency}/${settings.apfMaxWaiting}`;
+    const key = `${settings.apfConcurrency}/${settings.apfMaxWaiting}/${settings.apfLagTargetMs}`;
     if (!this.controller || key !== this.settingsKey) {
       this.settingsKey = key;
-      this.controller = new FlowController({ serverConcurrencyLimit: settings.apfConcurrency, maxWaiting: settings.apfMaxWaiting, now: () => Date.now() });
+      this.controller = new FlowController({
+        serverConcurrencyLimit: settings.apfConcurrency, maxWaiting: settings.apfMaxWaiting, now: () => Date.now(),
+        lag: settings.apfLagTargetMs > 0 ? { ...DEFAULT_LAG, targetMs: settings.apfLagTargetMs } : false,
+      });
       this.reconfigure();
     }
     return this.controller;
@@ -209,6 +229,7 @@ export async function enterFlowControl(c: Context<AppEnv>, r: FlowRequest): Prom
     released = true;
     signal?.removeEventListener('abort', done);
     fc.finish(placement, admitted);
+    isolate.probeLag(fc, (p) => waitUntil(c, p));
   };
   // The client going away ends the request: its seats go then, even if its own code never resumes.
   signal?.addEventListener('abort', done);
@@ -233,7 +254,7 @@ async function waitForSeats(fc: FlowController, p: Placement, a: Admitted & { ki
   const outcome = await new Promise<'dispatched' | 'reaped' | 'time-out' | 'cancelled'>((resolve) => {
     let every = 1;
     const look = () => {
-      fc.expireFinals(); // final seats due back are handed on here: nothing else runs when no request arrives or ends
+      fc.tick(); // final seats due back and a recovered capacity are handed on here: nothing else may run meanwhile
       if (a.ticket.state === 'executing') return resolve('dispatched');
       if (a.ticket.state !== 'waiting') return resolve('reaped'); // taken back by the sweep: it waited too long
       const left = deadline - Date.now();

@@ -14,6 +14,7 @@ import { classify, orderFlowSchemas } from './classify';
 import { QueueSet, type QueueSetConfig, type RejectReason, type StartResult, type Ticket } from './queueset';
 import { maxSeatsFor } from './width';
 import { allocateConcurrency, BORROWING_PERIOD_MS, noDemand, SeatDemand, updateDemandStats, type DemandStats } from './borrowing';
+import { LagGovernor, type LagGovernorOptions } from './load';
 
 const DEFAULT_SHARES = 30; // kube's default nominalConcurrencyShares
 /** Distinct (priority level, flow schema) pairs counted for /metrics; a pair past this is not counted alone. */
@@ -25,6 +26,8 @@ export interface FlowControlOptions {
   /** Requests waiting in all queues together, past which a request that would queue is rejected. */
   maxWaiting: number;
   now: () => number;
+  /** The event-loop lag governor's tuning (core/flowcontrol/load.ts); `false`: every seat usable always. */
+  lag?: LagGovernorOptions | false;
 }
 
 export interface Level {
@@ -71,10 +74,14 @@ export class FlowController {
   private levels = new Map<string, Level>();
   private nominalSum = 0;
   private borrowedAt: number;
+  private readonly governor: LagGovernor | undefined;
+  private appliedFactor = 1;
+  private readonly reconfigure = new Set<Level>();
   readonly series = new Map<string, SeriesCounts>(); // `${priorityLevel}\u0000${flowSchema}`
 
   constructor(private readonly o: FlowControlOptions) {
     this.borrowedAt = o.now();
+    if (o.lag !== false) this.governor = new LagGovernor(o.serverConcurrencyLimit, o.now, o.lag);
     this.setConfig([...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS], [...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS]);
   }
 
@@ -119,6 +126,7 @@ export class FlowController {
           queueLengthLimit: q ? q.queueLengthLimit ?? 50 : 0,
         };
         level.queues = old?.queues ?? new QueueSet(level.queueConfig, this.o.now, (seats) => demand.set(seats));
+        if (old?.queues) this.reconfigure.add(level); // its queuing values may have changed: applyLimits passes them on
         level.maxSeats = maxSeatsFor(nominalLimit, q ? level.queueConfig.handSize : 0);
       }
       next.set(name, level);
@@ -150,10 +158,44 @@ export class FlowController {
     const allocs = allocateConcurrency(this.nominalSum, items);
     levels.forEach((l, i) => {
       if (allocs) l.currentLimit = Math.round(allocs[i]!);
-      if (!l.queues || !l.queueConfig) return;
-      l.queueConfig = { ...l.queueConfig, concurrencyLimit: l.currentLimit };
-      for (const t of l.queues.configure(l.queueConfig)) t.onDispatch?.();
     });
+    this.applyLimits();
+  }
+
+  /** An event-loop lag sample (worker/flowcontrol.ts measures one as requests end); see core/flowcontrol/load.ts. */
+  noteLag(ms: number): void {
+    if (this.governor?.sample(ms)) this.refreshCapacity();
+  }
+
+  /** Whether the lag governor wants a sample now. */
+  wantsLagSample(): boolean {
+    return !!this.governor && this.governor.wantsSample();
+  }
+
+  /** The share of every limited level's current limit in force (1 when the isolate is not saturated). */
+  get capacityFactor(): number {
+    return this.appliedFactor;
+  }
+
+  /** Applies the governor's factor when it moved by more than 5% (or back to 1). O(levels). */
+  refreshCapacity(): void {
+    const f = this.governor?.factor ?? 1;
+    if (f === this.appliedFactor || (f !== 1 && Math.abs(f - this.appliedFactor) <= 0.05 * this.appliedFactor)) return;
+    this.applyLimits();
+  }
+
+  /** Each limited level's queues get its current limit scaled by the capacity factor (at least one seat). */
+  private applyLimits(): void {
+    const f = this.governor?.factor ?? 1;
+    this.appliedFactor = f;
+    for (const l of this.levels.values()) {
+      if (!l.queues || !l.queueConfig) continue;
+      const limit = l.currentLimit > 0 ? Math.max(1, Math.round(l.currentLimit * f)) : 0;
+      if (limit === l.queues.limit && !this.reconfigure.has(l)) continue;
+      l.queueConfig = { ...l.queueConfig, concurrencyLimit: limit };
+      for (const t of l.queues.configure(l.queueConfig)) t.onDispatch?.();
+    }
+    this.reconfigure.clear();
   }
 
   place(user: UserInfo, attrs: RequestAttributes): Placement {
@@ -169,6 +211,7 @@ export class FlowController {
       p.level.demand.set(p.level.exemptSeats);
       return { kind: 'exempt', seats: 1 };
     }
+    this.refreshCapacity();
     const queues = p.level.queues;
     const canWait = this.totalWaiting() < this.o.maxWaiting;
     const max = p.level.maxSeats;
@@ -248,8 +291,9 @@ export class FlowController {
     return n;
   }
 
-  /** Hands back final seats that are due (a waiting request calls this while it waits). */
-  expireFinals(): void {
+  /** Hands back final seats that are due and applies the capacity factor (a waiting request calls this as it waits). */
+  tick(): void {
+    this.refreshCapacity();
     for (const l of this.levels.values()) l.queues?.expireFinals();
   }
 
