@@ -43,6 +43,7 @@ export interface Ticket {
   startedAt: number;
   charged: number; // virtual work charged at dispatch
   finalUntil: number;
+  seq: number; // its place among those its queue ever held
   /** Called (once) when a waiting request is dispatched. */
   onDispatch?: () => void;
   /** The caller's own bookkeeping (the controller's counters). */
@@ -58,6 +59,8 @@ interface Queue {
   executing: number;
   seatsInUse: number;
   nextDispatchR: number; // virtual time (seat-seconds) at which this queue's next request starts
+  enqueued: number; // requests it ever held
+  left: number; // of those, dispatched or removed
 }
 
 export interface QueueSetStats {
@@ -113,7 +116,7 @@ export class QueueSet {
     this.sync();
     const now = this.now();
     const finalSeats = final.ms > 0 ? Math.max(0, final.seats) : 0;
-    const ticket: Ticket = { seats, finalSeats, finalMs: finalSeats ? final.ms : 0, flow, state: 'waiting', queue: -1, enqueuedAt: now, startedAt: 0, charged: 0, finalUntil: 0 };
+    const ticket: Ticket = { seats, finalSeats, finalMs: finalSeats ? final.ms : 0, flow, state: 'waiting', queue: -1, enqueuedAt: now, startedAt: 0, charged: 0, finalUntil: 0, seq: 0 };
     const { queues } = this.config;
     if (queues < 1) {
       if (!this.fits(widest(ticket))) return { kind: 'rejected', reason: 'concurrency-limit' };
@@ -127,6 +130,7 @@ export class QueueSet {
       return { kind: 'rejected', reason: 'queue-full' };
     }
     if (q.waitingCount === 0 && q.executing === 0) q.nextDispatchR = this.currentR; // an idle queue starts now
+    ticket.seq = q.enqueued++;
     q.waiting.push(ticket);
     q.waitingCount++;
     q.waitingSeats += seats;
@@ -170,6 +174,12 @@ export class QueueSet {
     for (const t of this.dispatch()) t.onDispatch?.();
   }
 
+  /** About how many requests wait ahead of a waiting one in its queue (fewer when some behind it gave up). */
+  ahead(ticket: Ticket): number {
+    const q = ticket.state === 'waiting' ? this.active.get(ticket.queue) : undefined;
+    return q ? Math.max(0, ticket.seq - q.left) : 0;
+  }
+
   /** Ends the final phase of requests whose final seats are due back; returns the tickets dispatched meanwhile. */
   expireFinals(): Ticket[] {
     if (this.finalsHead >= this.finals.length) return [];
@@ -210,6 +220,7 @@ export class QueueSet {
       const i = q.waiting.indexOf(ticket, q.head); // bounded by the queue length limit
       if (i >= 0) q.waiting.splice(i, 1);
       q.waitingCount--;
+      q.left++;
       q.waitingSeats -= ticket.seats;
       this.dropIfIdle(q);
     }
@@ -274,6 +285,7 @@ export class QueueSet {
         q.head = 0;
       }
       q.waitingCount--;
+      q.left++;
       q.waitingSeats -= head.seats;
       this.waiting--;
       this.waitingSeats -= head.seats;
@@ -323,7 +335,7 @@ export class QueueSet {
   }
 
   private newQueue(index: number): Queue {
-    const q: Queue = { index, waiting: [], head: 0, waitingCount: 0, waitingSeats: 0, executing: 0, seatsInUse: 0, nextDispatchR: this.currentR };
+    const q: Queue = { index, waiting: [], head: 0, waitingCount: 0, waitingSeats: 0, executing: 0, seatsInUse: 0, nextDispatchR: this.currentR, enqueued: 0, left: 0 };
     this.active.set(index, q);
     return q;
   }

@@ -3,7 +3,7 @@
 // to levels appearing and going), and the producer's periodic ensure of the bootstrap objects.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../client/types';
-import { ENSURE_KEY, ENSURE_PERIOD_MS, FLOW_SCHEMAS, FlowControlConfigController, PRIORITY_LEVELS } from '../../controllers/flowcontrol-config';
+import { ENSURE_KEY, ENSURE_PERIOD_MS, FLOW_SCHEMAS, FlowControlConfigController } from '../../controllers/flowcontrol-config';
 import {
   AUTOUPDATE_SPEC_ANNOTATION, MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS,
 } from '../../core/flowcontrol/bootstrap';
@@ -78,7 +78,7 @@ describe('bootstrap ensure', () => {
     for (const pl of [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS]) if (pl.metadata.name !== 'catch-all') levels.add(stored(pl));
     for (const fs of [...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS]) if (fs.metadata.name !== 'probes') schemas.add(stored(fs));
     const edited = stored(SUGGESTED_PRIORITY_LEVELS.find((p) => p.metadata.name === 'workload-low')!);
-    (edited as { spec: { limited: { nominalConcurrencyShares: number } } }).spec.limited.nominalConcurrencyShares = 7;
+    (edited as unknown as { spec: { limited: { nominalConcurrencyShares: number } } }).spec.limited.nominalConcurrencyShares = 7;
     levels.add(edited); // still marked auto-update: brought back
     levels.add({ ...level('retired'), metadata: { name: 'retired', resourceVersion: '9', annotations: { [AUTOUPDATE_SPEC_ANNOTATION]: 'true' } } } as KubeObject);
     levels.add({ ...level('mine'), metadata: { name: 'mine', resourceVersion: '9' } } as KubeObject);

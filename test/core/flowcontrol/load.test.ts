@@ -79,3 +79,18 @@ describe('capacity factor on the levels', () => {
     expect(fc.wantsLagSample()).toBe(false);
   });
 });
+
+describe('place in the queue', () => {
+  it('counts the requests ahead of a waiting one, for how often it looks', async () => {
+    const { QueueSet } = await import('../../../core/flowcontrol/queueset');
+    const qs = new QueueSet({ concurrencyLimit: 1, queues: 1, handSize: 1, queueLengthLimit: 10 }, () => 0);
+    const first = qs.start(1, 'f', 1);
+    const waiting = Array.from({ length: 4 }, () => qs.start(1, 'f', 1));
+    const tickets = waiting.map((w) => (w.kind === 'queued' ? w.ticket : undefined)!);
+    expect(tickets.map((t) => qs.ahead(t))).toEqual([0, 1, 2, 3]);
+    qs.remove(tickets[1]!);
+    if (first.kind === 'executing') qs.finish(first.ticket);
+    expect(qs.ahead(tickets[0]!)).toBe(0); // dispatched
+    expect(qs.ahead(tickets[3]!)).toBe(1);
+  });
+});
