@@ -336,5 +336,13 @@ export function flowControlMetrics(settings: Settings): string[] {
     levels.map((l) => `apiserver_flowcontrol_current_executing_seats{priority_level="${label(l.name)}"} ${l.queues?.stats.seatsInUse ?? 0}`));
   family('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', 'gauge',
     levels.map((l) => `apiserver_flowcontrol_nominal_limit_seats{priority_level="${label(l.name)}"} ${l.nominalLimit}`));
+  family('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', 'gauge',
+    levels.map((l) => `apiserver_flowcontrol_current_limit_seats{priority_level="${label(l.name)}"} ${l.currentLimit}`));
+  family('apiserver_flowcontrol_lower_limit_seats', 'Configured lower bound on number of execution seats available to each priority level', 'gauge',
+    levels.map((l) => `apiserver_flowcontrol_lower_limit_seats{priority_level="${label(l.name)}"} ${l.minLimit}`));
+  family('apiserver_flowcontrol_upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', 'gauge',
+    levels.map((l) => `apiserver_flowcontrol_upper_limit_seats{priority_level="${label(l.name)}"} ${l.maxLimit}`));
+  family('edgeplane_flowcontrol_capacity_factor', "Share of each priority level's current limit usable now: below 1 while this isolate's event loop runs late (APF_LAG_TARGET_MS)", 'gauge',
+    [`edgeplane_flowcontrol_capacity_factor ${fc.capacityFactor}`]);
   return lines;
 }
