@@ -184,16 +184,21 @@ export class FlowController {
     this.applyLimits();
   }
 
-  /** Each limited level's queues get its current limit scaled by the capacity factor (at least one seat). */
+  /**
+   * Each limited level's queues get its current limit, and as their active limit (requests started in the last
+   * second, queueset PARKED_AFTER_MS) that limit scaled by the capacity factor (at least one seat).
+   */
   private applyLimits(): void {
     const f = this.governor?.factor ?? 1;
     this.appliedFactor = f;
     for (const l of this.levels.values()) {
       if (!l.queues || !l.queueConfig) continue;
-      const limit = l.currentLimit > 0 ? Math.max(1, Math.round(l.currentLimit * f)) : 0;
-      if (limit === l.queues.limit && !this.reconfigure.has(l)) continue;
-      l.queueConfig = { ...l.queueConfig, concurrencyLimit: limit };
-      for (const t of l.queues.configure(l.queueConfig)) t.onDispatch?.();
+      if (l.currentLimit !== l.queues.limit || this.reconfigure.has(l)) {
+        l.queueConfig = { ...l.queueConfig, concurrencyLimit: l.currentLimit };
+        for (const t of l.queues.configure(l.queueConfig)) t.onDispatch?.();
+      }
+      const active = f < 1 ? Math.max(1, Math.round(l.currentLimit * f)) : Infinity;
+      for (const t of l.queues.setActiveLimit(active)) t.onDispatch?.();
     }
     this.reconfigure.clear();
   }

@@ -44,6 +44,7 @@ export interface Ticket {
   charged: number; // virtual work charged at dispatch
   finalUntil: number;
   seq: number; // its place among those its queue ever held
+  parked: boolean; // running longer than PARKED_AFTER_MS: counted outside the active limit
   /** Called (once) when a waiting request is dispatched. */
   onDispatch?: () => void;
   /** The caller's own bookkeeping (the controller's counters). */
@@ -86,6 +87,10 @@ export class QueueSet {
   // Finished requests holding their final seats, in the order they expire (finalMs is the same for all).
   private finals: Ticket[] = [];
   private finalsHead = 0;
+  private activeLimit = Infinity;
+  private order: Ticket[] = []; // running requests in the order they started (finished ones skipped lazily)
+  private orderHead = 0;
+  private parkedSeats = 0;
 
   /** `onDemand` hears the level's seat demand (seats in use plus seats waiting) after every change. */
   constructor(private config: QueueSetConfig, private readonly now: () => number, private readonly onDemand?: (seats: number) => void) {
@@ -116,7 +121,7 @@ export class QueueSet {
     this.sync();
     const now = this.now();
     const finalSeats = final.ms > 0 ? Math.max(0, final.seats) : 0;
-    const ticket: Ticket = { seats, finalSeats, finalMs: finalSeats ? final.ms : 0, flow, state: 'waiting', queue: -1, enqueuedAt: now, startedAt: 0, charged: 0, finalUntil: 0, seq: 0 };
+    const ticket: Ticket = { seats, finalSeats, finalMs: finalSeats ? final.ms : 0, flow, state: 'waiting', queue: -1, enqueuedAt: now, startedAt: 0, charged: 0, finalUntil: 0, seq: 0, parked: false };
     const { queues } = this.config;
     if (queues < 1) {
       if (!this.fits(widest(ticket))) return { kind: 'rejected', reason: 'concurrency-limit' };
@@ -207,6 +212,40 @@ export class QueueSet {
   private holdSeats(ticket: Ticket, q: Queue | undefined, delta: number): void {
     this.seatsInUse += delta;
     if (q) q.seatsInUse += delta;
+    if (delta < 0 && ticket.parked) {
+      ticket.parked = false;
+      this.parkedSeats -= widest(ticket);
+    }
+  }
+
+  /**
+   * The seats requests may use that started in the last PARKED_AFTER_MS (core/flowcontrol/load.ts scales it while
+   * the isolate's thread is saturated); requests running longer wait on the network, not the thread, and do not
+   * count against it. Returns the tickets dispatched by a raise.
+   */
+  setActiveLimit(seats: number): Ticket[] {
+    if (seats === this.activeLimit) return [];
+    this.sync();
+    this.activeLimit = seats;
+    return this.dispatch();
+  }
+
+  /** Marks the requests that have run past PARKED_AFTER_MS (they started in order: a prefix of `order`). */
+  private park(): void {
+    const now = this.now();
+    while (this.orderHead < this.order.length) {
+      const t = this.order[this.orderHead]!;
+      if (t.state === 'executing') {
+        if (now - t.startedAt < PARKED_AFTER_MS) break;
+        t.parked = true;
+        this.parkedSeats += widest(t);
+      }
+      this.orderHead++;
+    }
+    if (this.orderHead > 64 && this.orderHead * 2 > this.order.length) {
+      this.order = this.order.slice(this.orderHead);
+      this.orderHead = 0;
+    }
   }
 
   /** A waiting request gives up (its wait limit passed, or its client went away); false if it was not waiting. */
@@ -253,13 +292,18 @@ export class QueueSet {
   }
 
   private fits(seats: number): boolean {
-    return this.seatsInUse === 0 || this.seatsInUse + seats <= this.config.concurrencyLimit;
+    if (this.seatsInUse === 0) return true;
+    if (this.seatsInUse + seats > this.config.concurrencyLimit) return false;
+    this.park();
+    const active = this.seatsInUse - this.parkedSeats;
+    return active === 0 || active + seats <= this.activeLimit;
   }
 
   private run(ticket: Ticket, q: Queue | undefined): void {
     ticket.state = 'executing';
     ticket.startedAt = this.now();
     this.running.add(ticket);
+    this.order.push(ticket);
     this.seatsInUse += widest(ticket);
     this.executing++;
     if (q) {
@@ -360,6 +404,8 @@ export class QueueSet {
 }
 
 const NO_FINAL = { seats: 0, ms: 0 };
+/** A request running this long is waiting on the network (a webhook, a store), not on the isolate's thread. */
+export const PARKED_AFTER_MS = 1000;
 const widest = (t: Ticket) => Math.max(t.seats, t.finalSeats);
 
 /**
