@@ -17,6 +17,7 @@ import { allocateConcurrency, BORROWING_PERIOD_MS, noDemand, SeatDemand, updateD
 import { LagGovernor, type LagGovernorOptions } from './load';
 
 const DEFAULT_SHARES = 30; // kube's default nominalConcurrencyShares
+const EARLY_BORROWING_MS = 500;
 /** Distinct (priority level, flow schema) pairs counted for /metrics; a pair past this is not counted alone. */
 const MAX_SERIES = 1000;
 
@@ -137,9 +138,21 @@ export class FlowController {
     this.updateBorrowing();
   }
 
-  /** Re-divides the seats when BORROWING_PERIOD_MS passed since the last time (kube's periodic updateBorrowing). */
+  /**
+   * Re-divides the seats when BORROWING_PERIOD_MS passed since the last time (kube's periodic updateBorrowing) —
+   * or EARLY_BORROWING_MS (0.5 s), when a level has requests waiting below what it may borrow up to. kube waits the whole
+   * period; here a level lending most of its seats while idle (workload-low lends 90%) would otherwise leave a
+   * tenant's requests queued for up to 10 s behind another's stuck on a hanging webhook (measured: the victim of
+   * test/e2e/admission-webhooks.test.ts timed out).
+   */
   maybeUpdateBorrowing(): void {
-    if (this.o.now() - this.borrowedAt >= BORROWING_PERIOD_MS) this.updateBorrowing();
+    const since = this.o.now() - this.borrowedAt;
+    if (since >= BORROWING_PERIOD_MS || (since >= EARLY_BORROWING_MS && this.levelWaitsBelowItsMax())) this.updateBorrowing();
+  }
+
+  private levelWaitsBelowItsMax(): boolean {
+    for (const l of this.levels.values()) if (l.queues && l.queues.stats.waiting > 0 && l.currentLimit < l.maxLimit) return true;
+    return false;
   }
 
   /**
@@ -298,8 +311,12 @@ export class FlowController {
 
   /** Hands back final seats that are due and applies the capacity factor (a waiting request calls this as it waits). */
   tick(): void {
+    this.maybeUpdateBorrowing();
     this.refreshCapacity();
-    for (const l of this.levels.values()) l.queues?.expireFinals();
+    for (const l of this.levels.values()) {
+      l.queues?.expireFinals();
+      l.queues?.poke();
+    }
   }
 
   totalWaiting(): number {

@@ -230,6 +230,18 @@ export class QueueSet {
     return this.dispatch();
   }
 
+  /**
+   * Dispatches what fits now that time passed (requests running past PARKED_AFTER_MS no longer count against the
+   * active limit); a waiting request calls this as it looks. Returns the tickets started.
+   */
+  poke(): Ticket[] {
+    if (this.waiting === 0 || this.activeLimit === Infinity) return [];
+    this.sync();
+    const started = this.dispatch();
+    for (const t of started) t.onDispatch?.();
+    return started;
+  }
+
   /** Marks the requests that have run past PARKED_AFTER_MS (they started in order: a prefix of `order`). */
   private park(): void {
     const now = this.now();

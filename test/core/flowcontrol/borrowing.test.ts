@@ -97,6 +97,22 @@ describe('borrowing between levels', () => {
     expect(level('global-default').currentLimit).toBeGreaterThanOrEqual(level('global-default').nominalLimit);
   });
 
+  it('re-divides after half a second, not ten, when a level has requests waiting below what it may borrow', () => {
+    let t = 0;
+    const fc = new FlowController({ serverConcurrencyLimit: 100, maxWaiting: 10_000, now: () => t });
+    const p = fc.place(sa('team', 'hung'), res('create', 'configmaps', 'team'));
+    const before = p.level.currentLimit;
+    const held = Array.from({ length: 30 }, () => fc.start(p, 1));
+    expect(held.filter((a) => a.kind === 'queued').length).toBe(30 - before);
+    t += 499;
+    fc.maybeUpdateBorrowing();
+    expect(p.level.currentLimit).toBe(before);
+    t += 1;
+    fc.maybeUpdateBorrowing();
+    expect(p.level.currentLimit).toBeGreaterThanOrEqual(30);
+    expect(held.every((a) => (a.kind === 'executing' || a.kind === 'queued') && a.ticket.state === 'executing')).toBe(true);
+  });
+
   it('honours borrowingLimitPercent and lets busy exempt traffic take seats from the limited levels', () => {
     let t = 0;
     const fc = new FlowController({ serverConcurrencyLimit: 100, maxWaiting: 1000, now: () => t });

@@ -88,7 +88,7 @@ describe('capacity factor on the levels', () => {
       t += 10;
       fc.noteLag(40);
     }
-    fc.start(victim, 1);
+    fc.tick(); // what a waiting request does as it looks
     // Past a second they are parked: the victim's request runs while they still hang.
     expect(first.kind === 'queued' && first.ticket.state).toBe('executing');
     expect(held.every((a) => a.kind === 'executing' && a.ticket.state === 'executing')).toBe(true);
