@@ -44,7 +44,7 @@ export interface Ticket {
   charged: number; // virtual work charged at dispatch
   finalUntil: number;
   seq: number; // its place among those its queue ever held
-  parked: boolean; // running longer than PARKED_AFTER_MS: counted outside the active limit
+  parked: boolean; // running longer than PARKED_AFTER_MS (and 20× the level's service time): outside the active limit
   /** Called (once) when a waiting request is dispatched. */
   onDispatch?: () => void;
   /** The caller's own bookkeeping (the controller's counters). */
@@ -245,10 +245,13 @@ export class QueueSet {
   /** Marks the requests that have run past PARKED_AFTER_MS (they started in order: a prefix of `order`). */
   private park(): void {
     const now = this.now();
+    // A flood's requests slowed by the thread they share run long too, but they also raise the level's service-time
+    // estimate as they end: past a second and 20 times that estimate, a request is waiting on something else.
+    const after = Math.max(PARKED_AFTER_MS, PARK_FACTOR * this.estimate * 1000);
     while (this.orderHead < this.order.length) {
       const t = this.order[this.orderHead]!;
       if (t.state === 'executing') {
-        if (now - t.startedAt < PARKED_AFTER_MS) break;
+        if (now - t.startedAt < after) break;
         t.parked = true;
         this.parkedSeats += widest(t);
       }
@@ -418,6 +421,7 @@ export class QueueSet {
 const NO_FINAL = { seats: 0, ms: 0 };
 /** A request running this long is waiting on the network (a webhook, a store), not on the isolate's thread. */
 export const PARKED_AFTER_MS = 1000;
+const PARK_FACTOR = 20;
 const widest = (t: Ticket) => Math.max(t.seats, t.finalSeats);
 
 /**
