@@ -140,14 +140,16 @@ export class FlowController {
 
   /**
    * Re-divides the seats when BORROWING_PERIOD_MS passed since the last time (kube's periodic updateBorrowing) —
-   * or EARLY_BORROWING_MS (0.5 s), when a level has requests waiting below what it may borrow up to. kube waits the whole
-   * period; here a level lending most of its seats while idle (workload-low lends 90%) would otherwise leave a
-   * tenant's requests queued for up to 10 s behind another's stuck on a hanging webhook (measured: the victim of
-   * test/e2e/admission-webhooks.test.ts timed out).
+   * or EARLY_BORROWING_MS (0.5 s), when a level has requests waiting below what it may borrow up to while the
+   * thread has room (capacity factor 1). kube waits the whole period; here a level lending most of its seats while
+   * idle (workload-low lends 90%) would otherwise leave a tenant's requests queued for up to 10 s behind another's
+   * stuck on a hanging webhook (measured: the victim of test/e2e/admission-webhooks.test.ts timed out). While the
+   * thread is saturated more seats would not help, and re-dividing early measured worse for a flood's victim.
    */
   maybeUpdateBorrowing(): void {
     const since = this.o.now() - this.borrowedAt;
-    if (since >= BORROWING_PERIOD_MS || (since >= EARLY_BORROWING_MS && this.levelWaitsBelowItsMax())) this.updateBorrowing();
+    if (since >= BORROWING_PERIOD_MS) this.updateBorrowing();
+    else if (since >= EARLY_BORROWING_MS && (this.governor?.factor ?? 1) === 1 && this.levelWaitsBelowItsMax()) this.updateBorrowing();
   }
 
   private levelWaitsBelowItsMax(): boolean {
