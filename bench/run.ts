@@ -307,6 +307,7 @@ const APF_VARIANTS: Record<string, Record<string, string>> = {
   'c600': { APF_CONCURRENCY: '600' },
   'c8': { APF_CONCURRENCY: '8' },
   'no-lag': { APF_LAG_TARGET_MS: '0' },
+  'lag-4': { APF_LAG_TARGET_MS: '4' },
   'lag-2': { APF_LAG_TARGET_MS: '2' },
   'lag-10': { APF_LAG_TARGET_MS: '10' },
   'c4': { APF_CONCURRENCY: '4' },
