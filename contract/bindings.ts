@@ -18,4 +18,6 @@ export interface Bindings {
   ADMIN_TOKEN?: string;
   STATIC_TOKENS?: string;
   SERVICE_ACCOUNT_SIGNING_KEY?: string;
+  // The cluster CA's private key (PEM), which signs approved CertificateSigningRequests with CLUSTER_SIGNING_CERT.
+  CLUSTER_SIGNING_KEY?: string;
 }

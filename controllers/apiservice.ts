@@ -36,6 +36,11 @@ export class ApiServiceAvailabilityController {
   private readonly byService = new Map<string, Set<string>>();
   private readonly serviceOf = new Map<string, string>();
 
+  /** The loopback identity's client, shared with the CRD registration loop that also runs in kube-apiserver. */
+  get api(): Api {
+    return this.d.api;
+  }
+
   constructor(private readonly d: ApiServiceDeps) {
     this.queue = new WorkQueue(d.clock);
     const track = (o: KubeObject) => {

@@ -124,6 +124,9 @@ export interface SyncInputs {
   scale: Scale;
   pods: Obj[]; // the pods in the HPA's namespace its target's selector picks
   podMetrics: Obj[] | { error: string }; // PodMetrics items for that selector
+  /** validateAndParseSelector's refusal of a selector that does not parse or whose pods another HPA also
+   * controls: its event and condition reason (InvalidSelector, AmbiguousSelector) and message. */
+  selectorError?: { reason: string; message: string };
   now: number;
   memory: HpaMemory;
 }
@@ -283,6 +286,12 @@ function computeReplicasForMetrics(inp: SyncInputs, metrics: Obj[], conditions: 
     events.push({ type: 'Warning', reason: 'SelectorRequired', message: 'selector is required' });
     setCondition(conditions, 'ScalingActive', 'False', 'InvalidSelector', 'the HPA target\'s scale is missing a selector', now);
     return { replicas: -1, name: '', timestamp: 0, statuses: [], error: 'selector is required' };
+  }
+  if (inp.selectorError) {
+    const { reason, message } = inp.selectorError;
+    events.push({ type: 'Warning', reason, message });
+    setCondition(conditions, 'ScalingActive', 'False', reason, message, now);
+    return { replicas: -1, name: '', timestamp: 0, statuses: [], error: message };
   }
   const statuses: Obj[] = metrics.map(() => ({ type: '' }));
   let replicas = 0, name = '', timestamp = 0, invalid = 0;

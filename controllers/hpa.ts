@@ -14,7 +14,7 @@ import type { EventRecorder } from './events';
 import type { SharedInformer } from './informers';
 import { failedGetScale, newMemory, orderStatus, planSync, RESYNC_MS, rescaled, rescaleFailed, type HpaMemory, type Scale } from './hpa-plan';
 import { logSyncError, runWorker, WorkQueue } from './workqueue';
-import { matchesLabels, parseLabelSelector } from '../core/selectors/label-selector';
+import { matchesLabels, parseLabelSelector, type LabelSelector } from '../core/selectors/label-selector';
 import { allResourceTypes } from '../core/registry';
 
 export const COMPONENT = 'horizontal-pod-autoscaler';
@@ -53,6 +53,8 @@ export interface HpaDeps {
 export class HorizontalPodAutoscalerController {
   readonly queue: WorkQueue;
   private readonly memory = new Map<string, HpaMemory>();
+  // kube's hpaSelectors: namespace → HPA key → its target's parsed selector, learnt at each sync.
+  private readonly selectors = new Map<string, Map<string, LabelSelector>>();
   private readonly resyncMs: number;
 
   constructor(private readonly d: HpaDeps) {
@@ -65,8 +67,16 @@ export class HorizontalPodAutoscalerController {
       delete: (o) => {
         // deleteHPA: the recommendations and scale events go with it.
         this.memory.delete(objectKey(o));
+        this.forgetSelector(objectKey(o));
       },
     });
+  }
+
+  private forgetSelector(key: string): void {
+    const ns = key.slice(0, key.indexOf('/'));
+    const known = this.selectors.get(ns);
+    known?.delete(key);
+    if (known && known.size === 0) this.selectors.delete(ns);
   }
 
   run(workers = 5): Promise<void>[] {
@@ -77,6 +87,7 @@ export class HorizontalPodAutoscalerController {
     const cached = this.d.hpas.get(key);
     if (!cached) {
       this.memory.delete(key);
+      this.forgetSelector(key);
       return;
     }
     try {
@@ -108,25 +119,16 @@ export class HorizontalPodAutoscalerController {
     };
     let memory = this.memory.get(key);
     if (!memory) this.memory.set(key, (memory = newMemory()));
-    const selected = this.podsFor(ns, current.selector);
+    const selected = this.validateSelector(hpa, current.selector);
     let podMetrics: Obj[] | { error: string } = [];
-    if (selected.ok) {
+    if (!selected.error) {
       try {
         podMetrics = await this.d.metrics.podMetrics(ns, current.selector);
       } catch (e) {
         podMetrics = { error: errorText(e) };
       }
     }
-    const plan = planSync({ hpa, scale: { ...current, selector: selected.ok ? current.selector : '' }, pods: selected.pods, podMetrics, now, memory });
-    if (!selected.ok && current.selector) {
-      // validateAndParseSelector: a selector that does not parse.
-      plan.events.splice(0, plan.events.length, { type: 'Warning', reason: 'InvalidSelector', message: selected.error });
-      const c = (plan.status.conditions as Obj[]).find((x) => x.type === 'ScalingActive');
-      if (c) {
-        c.reason = 'InvalidSelector';
-        c.message = selected.error;
-      }
-    }
+    const plan = planSync({ hpa, scale: current, pods: selected.pods, podMetrics, selectorError: selected.error, now, memory });
     if (plan.rescale) {
       try {
         await this.d.scales.update(ns, resource, { ...scale, spec: { ...scale.spec, replicas: plan.desiredReplicas } });
@@ -141,16 +143,47 @@ export class HorizontalPodAutoscalerController {
     if (plan.error) throw new Error(plan.error);
   }
 
-  /** The namespace's pods the scale's selector picks (linear in them), or why the selector is unusable. */
-  private podsFor(ns: string, selector: string): { ok: true; pods: Obj[] } | { ok: false; pods: Obj[]; error: string } {
-    if (!selector) return { ok: true, pods: [] };
+  /**
+   * validateAndParseSelector: the namespace's pods the scale's selector picks, or why the selector is refused — it
+   * does not parse (InvalidSelector), or another HPA's selector also picks some of those pods (AmbiguousSelector,
+   * kube's hpasControllingPodsUnderSelector). The HPA's selector is remembered from its first sync on, as kube's
+   * hpaSelectors map learns it. Pods are matched once per distinct label set, so the check costs the selected pods
+   * plus, per other HPA of the namespace, its match against those label sets (a Deployment's pods have one or two).
+   */
+  private validateSelector(hpa: KubeObject, text: string): { pods: Obj[]; error?: { reason: string; message: string } } {
+    if (!text) return { pods: [] };
+    const ns = hpa.metadata.namespace ?? '';
+    const key = objectKey(hpa);
     let parsed;
     try {
-      parsed = parseLabelSelector(selector);
+      parsed = parseLabelSelector(text);
     } catch (e) {
-      return { ok: false, pods: [], error: `couldn't convert selector into a corresponding internal selector object: ${(e as Error).message}` };
+      return { pods: [], error: { reason: 'InvalidSelector', message: `couldn't convert selector into a corresponding internal selector object: ${(e as Error).message}` } };
     }
-    return { ok: true, pods: this.d.pods.byNamespace(ns).filter((p) => matchesLabels(parsed, p.metadata.labels as Record<string, string> | undefined)) };
+    let known = this.selectors.get(ns);
+    if (!known) this.selectors.set(ns, (known = new Map()));
+    known.set(key, parsed);
+    const pods = this.d.pods.byNamespace(ns).filter((p) => matchesLabels(parsed, p.metadata.labels as Record<string, string> | undefined));
+    const labelSets = new Map<string, Record<string, string> | undefined>();
+    for (const p of pods) {
+      const labels = p.metadata.labels as Record<string, string> | undefined;
+      labelSets.set(JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), labels);
+    }
+    const controlling: string[] = [];
+    for (const [other, selector] of known) {
+      for (const labels of labelSets.values()) {
+        if (matchesLabels(selector, labels)) {
+          controlling.push(other);
+          break;
+        }
+      }
+    }
+    if (controlling.length > 1) {
+      // kube prints its []Key with %v (map order); sorted here so the message is stable.
+      controlling.sort();
+      return { pods, error: { reason: 'AmbiguousSelector', message: `pods by selector ${text} are controlled by multiple HPAs: [${controlling.join(' ')}]` } };
+    }
+    return { pods };
   }
 
   /** updateStatusIfNeeded: written only when it differs from what is stored. */

@@ -21,6 +21,8 @@ import { FlowControlConfigController, FLOW_SCHEMAS, PRIORITY_LEVELS } from './fl
 import { apiLister, RESOURCE_QUOTAS, ResourceQuotaController } from './resourcequota';
 import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
 import { SimulatedNodes } from './kubelet/simulated-nodes';
+import { StaticPods } from './kubelet/static-pods';
+import { urlSource, type FetchLike, type StaticPodSource } from './kubelet/static-pod-source';
 import { Scheduler, COMPONENT as SCHEDULER_COMPONENT } from './scheduler/scheduler';
 import { NodeLifecycleController, NODE_COMPONENT, EVICTION_COMPONENT } from './node-lifecycle';
 import { EndpointSliceController, EndpointsController, ENDPOINTS, ENDPOINTSLICES, SERVICES, SLICE_COMPONENT } from './endpointslice';
@@ -33,6 +35,8 @@ import { DisruptionController, COMPONENT as DISRUPTION_COMPONENT } from './disru
 import { parsePool, ServiceLoadBalancerController, COMPONENT as LB_COMPONENT } from './service-lb';
 import { apiMetricsClient, apiScaleClient, HorizontalPodAutoscalerController, HPAS, COMPONENT as HPA_COMPONENT } from './hpa';
 import { ApiServiceAvailabilityController, APISERVICES } from './apiservice';
+import { CrdRegistrationController, CRDS } from './apiservice-crd';
+import { CsrSigningController, CSRS, webCryptoSigner, COMPONENT as CSR_COMPONENT } from './csr';
 
 export interface ManagerOptions {
   server: string;
@@ -45,8 +49,14 @@ export interface ManagerOptions {
   nodeMonitorGraceSeconds?: number; // node lifecycle: Lease silence before a node is Unknown (default 40)
   loadBalancerPool?: string; // LOAD_BALANCER_POOL: the CIDR LoadBalancer Services get addresses from ('' or bad: none)
   rootCaCert?: string; // ROOT_CA_CERT: ca.crt of every namespace's kube-root-ca.crt
+  clusterSigning?: { cert: string; key: string; durationSeconds: number }; // CLUSTER_SIGNING_CERT/_KEY: the CSR signer's CA
   resyncSeconds?: number; // CONTROLLER_RESYNC_SECONDS: the informers' resync period (default informers.ts RESYNC_PERIOD_MS)
   dropEvent?: (groupResource: string) => boolean; // fault tests: lose an event on its way to a handler
+  staticPodUrl?: string; // STATIC_POD_URL: static pod manifests ('' : none)
+  staticPodPath?: string; // STATIC_POD_PATH: the local folder STATIC_POD_URL serves ('': a plain URL)
+  staticPodCheckSeconds?: number; // STATIC_POD_CHECK_SECONDS (default 20)
+  staticPodNodes?: readonly string[]; // STATIC_POD_NODES: the nodes that run them (empty: all)
+  manifestFetch?: FetchLike; // the platform's fetch, for STATIC_POD_URL (not the front door)
 }
 
 // The types the garbage collector follows (everything deletable that carries ownerReferences in practice). It reads
@@ -160,6 +170,23 @@ export class ControllerManager {
     return new HttpApi({ server: this.o.server, fetch: this.o.fetch, token: async () => token, onWrite: () => this.writes++ });
   }
 
+  /** kube's csrsigning controllers, when a cluster CA is configured and loads (else logged and skipped, as kube skips them). */
+  private async csrSigner(informers: InformerFactory): Promise<CsrSigningController | undefined> {
+    const s = this.o.clusterSigning;
+    if (!s) return undefined;
+    let signer;
+    try {
+      signer = await webCryptoSigner(s.cert, s.key);
+    } catch (e) {
+      console.error(`${CSR_COMPONENT}: CLUSTER_SIGNING_CERT/CLUSTER_SIGNING_KEY: ${(e as Error).message}; CSRs are not signed`);
+      return undefined;
+    }
+    return new CsrSigningController({
+      api: await this.controllerApi('certificate-controller'), csrs: informers.for(CSRS), signer, clock: this.o.clock,
+      signingDurationSeconds: s.durationSeconds, randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
+    });
+  }
+
   private async controllerApi(account: ControllerAccount): Promise<HttpApi> {
     return this.apiAs(controllerUsername(account));
   }
@@ -216,6 +243,7 @@ export class ControllerManager {
     const secretMeta = informers.metadataFor(RESOURCES.secrets);
     const claimInformer = informers.for(RESOURCES.persistentvolumeclaims);
     let simulator: SimulatedNodes | undefined;
+    let staticPods: StaticPods | undefined;
     if (this.o.simulatedNodes > 0) {
       const nodeApis = new Map<string, Api>();
       const recorders = new Map<string, ApiEventRecorder>();
@@ -232,6 +260,18 @@ export class ControllerManager {
           configMap: (ns, name) => !!configMapMeta.get(`${ns}/${name}`), secret: (ns, name) => !!secretMeta.get(`${ns}/${name}`),
           claim: (ns, name) => claimInformer.get(`${ns}/${name}`),
         },
+      });
+      const all = Array.from({ length: this.o.simulatedNodes }, (_, i) => nodeName(i + 1));
+      const named = this.o.staticPodNodes ?? [];
+      let source: StaticPodSource | undefined;
+      try {
+        if (this.o.staticPodUrl) source = urlSource(this.o.staticPodUrl, this.o.manifestFetch ?? ((u, init) => fetch(u, init)), this.o.staticPodPath);
+      } catch (e) {
+        console.error(`STATIC_POD_URL: ${(e as Error).message}`);
+      }
+      staticPods = new StaticPods({
+        apiFor: (n) => nodeApis.get(n)!, pods, nodes, clock, source, checkMs: (this.o.staticPodCheckSeconds ?? 20) * 1000,
+        nodeNames: named.length ? all.filter((n) => named.includes(n)) : all, allNodes: all,
       });
     }
     const workloads = await workloadLoops({ informers, pods, clock, apiFor: (a) => this.controllerApi(a) });
@@ -262,6 +302,8 @@ export class ControllerManager {
     const apiServiceController = new ApiServiceAvailabilityController({
       api: await this.apiAs(APISERVER_USER), apiServices: informers.for(APISERVICES), services, endpoints: informers.for(ENDPOINTS), clock,
     });
+    const crdRegistration = new CrdRegistrationController({ api: apiServiceController.api, crds: informers.for(CRDS), apiServices: informers.for(APISERVICES), clock });
+    const csrSigner = await this.csrSigner(informers);
     // kube-apiserver's API Priority and Fairness configuration consumer and producer: as its loopback identity.
     const flowControl = new FlowControlConfigController(await this.apiAs(APISERVER_USER), informers.for(FLOW_SCHEMAS), informers.for(PRIORITY_LEVELS), clock);
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
@@ -280,22 +322,24 @@ export class ControllerManager {
       endpoint_slice: sliceController.queue, endpoint: endpoints.queue, namespace: nsController.queue,
       ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
       resource_quota_controller_resource_quota_primary: quotaController.queue, horizontalpodautoscaler: hpaController.queue,
-      APIServiceAvailability: apiServiceController.queue, priority_and_fairness_config_queue: flowControl.queue,
+      APIServiceAvailability: apiServiceController.queue, crd_autoregistration_controller: crdRegistration.queue,
+      ...(csrSigner ? { certificate: csrSigner.queue } : {}), priority_and_fairness_config_queue: flowControl.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
-      ...(simulator ? { kubelet: simulator.queue } : {}),
+      ...(simulator ? { kubelet: simulator.queue } : {}), ...(staticPods ? { kubelet_static_pods: staticPods.queue } : {}),
     };
     this.stopQueues = [
       ...Object.values(queues).map((q) => () => q.shutDown()),
-      () => lifecycle.stop(), ...(simulator ? [() => simulator.stop()] : []), () => void sweeper.stop(), () => flowControl.stop(),
+      () => lifecycle.stop(), ...(simulator ? [() => simulator.stop()] : []), ...(staticPods ? [() => staticPods.stop()] : []), () => void sweeper.stop(),
+      () => flowControl.stop(),
     ];
     try {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
-        ...(simulator ? await simulator.start(2) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
-        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2),
-        ...flowControl.run(1)];
+        ...(simulator ? await simulator.start(2) : []), ...(staticPods ? staticPods.start(1) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
+        ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2), ...crdRegistration.run(1),
+        ...(csrSigner ? csrSigner.run(5) : []), ...flowControl.run(1)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

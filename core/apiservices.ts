@@ -4,7 +4,7 @@
 // metrics.k8s.io/v1beta1 built in, so its APIService is local too, with metrics-server's priorities (100/100).
 // The priorities are data from kubernetes (Apache-2.0).
 
-import { RESOURCE_TYPES } from './registry';
+import { RESOURCE_TYPES, sortVersions } from './registry';
 
 // group/version → [groupPriorityMinimum, versionPriority]
 const PRIORITIES: Record<string, [number, number]> = {
@@ -62,4 +62,54 @@ export const LOCAL_AVAILABLE = { type: 'Available', status: 'True', reason: 'Loc
 export function isApiServiceAvailable(apiService: unknown): boolean {
   const conditions = (apiService as { status?: { conditions?: unknown } } | undefined)?.status?.conditions;
   return Array.isArray(conditions) && conditions.some((c) => c?.type === 'Available' && c?.status === 'True');
+}
+
+/**
+ * What the aggregator's discovery makes of the APIServices that hand a group version to a Service (kube-aggregator
+ * pkg/apiserver handler_discovery.go, handler_apis.go, 1.32): every APIService's group is listed, and a version
+ * whose discovery cannot be fetched — any not Available, since its proxy answers 503 — is published in aggregated
+ * discovery with no resources and freshness Stale (kubectl: "stale GroupVersion discovery"). edgeplane proxies to
+ * no Service, so `stale` holds the service-backed group versions it serves built in (metrics.k8s.io) while their
+ * APIService is unavailable, and `remote` every other service-backed group version.
+ */
+export interface DiscoveryOverlay {
+  stale: ReadonlySet<string>; // "group/version" served built in, hidden behind an unavailable APIService
+  remote: { group: string; version: string; groupPriorityMinimum: number; versionPriority: number }[];
+}
+
+export const EMPTY_OVERLAY: DiscoveryOverlay = { stale: new Set(), remote: [] };
+
+export function discoveryOverlay(apiServices: readonly unknown[], servedBuiltIn: (group: string, version: string) => boolean): DiscoveryOverlay {
+  const stale = new Set<string>();
+  const remote: DiscoveryOverlay['remote'] = [];
+  for (const a of apiServices as { spec?: Record<string, unknown> }[]) {
+    const spec = a?.spec;
+    if (!spec?.service || typeof spec.group !== 'string' || !spec.group || typeof spec.version !== 'string' || !spec.version) continue;
+    if (servedBuiltIn(spec.group, spec.version)) {
+      if (!isApiServiceAvailable(a)) stale.add(`${spec.group}/${spec.version}`);
+      continue;
+    }
+    remote.push({
+      group: spec.group, version: spec.version,
+      groupPriorityMinimum: Number.isInteger(spec.groupPriorityMinimum) ? (spec.groupPriorityMinimum as number) : 0,
+      versionPriority: Number.isInteger(spec.versionPriority) ? (spec.versionPriority as number) : 0,
+    });
+  }
+  // handler_apis.go SortedByGroupAndVersion: groups by priority then name, versions by priority then kube's version order.
+  const versionRank = new Map(sortVersions(remote.map((r) => r.version)).map((v, i) => [v, i]));
+  remote.sort((x, y) => y.groupPriorityMinimum - x.groupPriorityMinimum || (x.group < y.group ? -1 : x.group > y.group ? 1 : 0)
+    || y.versionPriority - x.versionPriority || versionRank.get(x.version)! - versionRank.get(y.version)!);
+  return { stale, remote };
+}
+
+/** The remote groups, in order, each with its versions in order. */
+export function remoteGroups(o: DiscoveryOverlay): { name: string; versions: string[] }[] {
+  const out: { name: string; versions: string[] }[] = [];
+  for (const r of o.remote) {
+    const last = out[out.length - 1];
+    if (last?.name === r.group) {
+      if (!last.versions.includes(r.version)) last.versions.push(r.version);
+    } else if (!out.some((g) => g.name === r.group)) out.push({ name: r.group, versions: [r.version] });
+  }
+  return out;
 }

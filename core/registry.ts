@@ -256,6 +256,25 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   type({ group: 'metrics.k8s.io', version: 'v1beta1', kind: 'PodMetrics', resource: 'pods', verbs: ['get', 'list'], stored: false }),
 ];
 
+/**
+ * Types kube 1.32 serves only when enabled (alpha APIs: `--runtime-config=<group>/<version>=true` with their feature
+ * gate), here by the RUNTIME_CONFIG setting (enableApiVersions): off by default, so discovery is kube 1.32's.
+ */
+export const OPTIONAL_TYPES: readonly ResourceType[] = [
+  // admissionregistration.k8s.io/v1alpha1 (feature gate MutatingAdmissionPolicy); no status in v1alpha1.
+  type({
+    group: 'admissionregistration.k8s.io', version: 'v1alpha1', kind: 'MutatingAdmissionPolicy', resource: 'mutatingadmissionpolicies', ...CLUSTER,
+    categories: API_EXTENSIONS, tracksGeneration: true,
+  }),
+  type({
+    group: 'admissionregistration.k8s.io', version: 'v1alpha1', kind: 'MutatingAdmissionPolicyBinding', resource: 'mutatingadmissionpolicybindings', ...CLUSTER,
+    categories: API_EXTENSIONS, tracksGeneration: true,
+  }),
+];
+
+/** The group versions OPTIONAL_TYPES may be enabled by (RUNTIME_CONFIG's known values). */
+export const OPTIONAL_API_VERSIONS: readonly string[] = [...new Set(OPTIONAL_TYPES.map((t) => apiVersionOf(t)))];
+
 /** The built-in groups served last, after the CRDs' (their APIServices' group priority is below a CRD's 1000). */
 const LOW_PRIORITY_GROUPS = new Set(['metrics.k8s.io']);
 
@@ -306,8 +325,12 @@ export function isObjectSubresource(sub: string): boolean {
   return sub === 'status' || sub === 'scale' || sub === 'approval' || sub === 'ephemeralcontainers' || sub === 'finalize';
 }
 
-/** The types that have a canonical store. */
+/** The types that have a canonical store (enabled optional ones: allStoredTypes). */
 export const STORED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((t) => t.stored && !t.viewOf);
+
+// The built-ins served now: RESOURCE_TYPES and the OPTIONAL_TYPES enabled (kept as arrays, replaced on change).
+let builtIn: readonly ResourceType[] = RESOURCE_TYPES;
+let builtInStored: readonly ResourceType[] = STORED_TYPES;
 
 /** Another served version of a built-in type, over that type's own store (autoscaling/v1 HorizontalPodAutoscaler). */
 export function isVersionView(t: ResourceType): boolean {
@@ -317,6 +340,28 @@ export function isVersionView(t: ResourceType): boolean {
 // By group/resource, the storage version's entry; by group/version/resource, every built-in.
 const byGroupResource = new Map(RESOURCE_TYPES.filter((t) => !isVersionView(t)).map((t) => [groupResource(t), t]));
 const byVersion = new Map(RESOURCE_TYPES.map((t) => [`${t.group}/${t.version}/${t.resource}`, t]));
+
+/**
+ * Serves the OPTIONAL_TYPES of these group versions (`admissionregistration.k8s.io/v1alpha1`; a `=true` suffix is
+ * allowed, `=false` disables), and no others: called with the RUNTIME_CONFIG setting wherever settings are read.
+ */
+export function enableApiVersions(groupVersions: readonly string[]): void {
+  const on = new Set(groupVersions.filter((v) => !/=\s*false$/i.test(v)).map((v) => v.replace(/=.*$/, '').trim()));
+  const enabled = OPTIONAL_TYPES.filter((t) => on.has(apiVersionOf(t)));
+  const current = builtIn.slice(RESOURCE_TYPES.length);
+  if (enabled.length === current.length && enabled.every((t, i) => t === current[i])) return;
+  for (const t of current) {
+    byGroupResource.delete(groupResource(t));
+    byVersion.delete(`${t.group}/${t.version}/${t.resource}`);
+  }
+  for (const t of enabled) {
+    byGroupResource.set(groupResource(t), t);
+    byVersion.set(`${t.group}/${t.version}/${t.resource}`, t);
+  }
+  builtIn = enabled.length ? [...RESOURCE_TYPES, ...enabled] : RESOURCE_TYPES;
+  builtInStored = enabled.length ? [...STORED_TYPES, ...enabled.filter((t) => t.stored && !t.viewOf)] : STORED_TYPES;
+  if (customTypes.length) setCustomTypes(customTypes);
+}
 
 // The types CustomResourceDefinitions define, one entry per served version, replaced as a whole whenever
 // this isolate learns a new CRD list (core/crd/registry-sync.ts). Built-ins win every lookup.
@@ -336,12 +381,12 @@ export function setCustomTypes(types: readonly ResourceType[]): void {
 
 /** Built-in types, then CRD-defined ones. */
 export function allResourceTypes(): readonly ResourceType[] {
-  return customTypes.length ? [...RESOURCE_TYPES, ...customTypes] : RESOURCE_TYPES;
+  return customTypes.length ? [...builtIn, ...customTypes] : builtIn;
 }
 
 /** Every stored type: the built-ins' and one (the storage version's) per CRD. */
 export function allStoredTypes(): readonly ResourceType[] {
-  return customByGroupResource.size ? [...STORED_TYPES, ...customByGroupResource.values()] : STORED_TYPES;
+  return customByGroupResource.size ? [...builtInStored, ...customByGroupResource.values()] : builtInStored;
 }
 
 /** `core/pods`, `apps/deployments`: the canonical store's Durable Object name. */
@@ -370,7 +415,7 @@ export function isBuiltInGroupResource(name: string): boolean {
 /** Groups and their versions in a stable order, for /apis discovery: built-in groups first, as kube's priorities put them. */
 export function apiGroups(): { name: string; versions: string[] }[] {
   const groups = new Map<string, Set<string>>();
-  for (const t of RESOURCE_TYPES) {
+  for (const t of builtIn) {
     if (!t.group || LOW_PRIORITY_GROUPS.has(t.group)) continue;
     if (!groups.has(t.group)) groups.set(t.group, new Set());
     groups.get(t.group)!.add(t.version);

@@ -8,6 +8,8 @@
 // means the default. Booleans are true/on or false/off (any case); blank means false, so CONTROLLERS = "" turns
 // the loops off. Lists are comma-separated, trimmed, empty items dropped. Strings are trimmed; blank means default.
 
+import { enableApiVersions, OPTIONAL_API_VERSIONS } from './registry';
+
 type Value = number | boolean | string | readonly string[];
 
 interface Spec<T extends Value> {
@@ -62,7 +64,7 @@ export const SETTINGS = {
   apfConcurrency: integer('APF_CONCURRENCY', 100, 1, 100_000, "per isolate, seats shared by the priority levels by their nominalConcurrencyShares (kube's max-requests-inflight + max-mutating-requests-inflight)"),
   // An isolate is one thread: past a few requests doing work at once, more seats only interleave them. Opt-in: every
   // limited level's share for young requests is scaled down while the event loop runs late (core/flowcontrol/load.ts).
-  // Measured side by side (docs/auth.md): system traffic's p99 under a flood ×2 of idle instead of ×11, but another
+  // Measured side by side (docs/auth.md): system traffic's p99 under a flood ×1.7–6.5 of idle instead of ×10–28, but another
   // tenant of the flood's own level fared no better, and worse in three runs of four.
   apfLagTargetMs: integer('APF_LAG_TARGET_MS', 0, 0, 10_000, 'per isolate, event-loop lag past which flow control scales its levels\' seats for young requests down while it lasts (0: off, every seat usable)'),
   apfMaxWaiting: integer('APF_MAX_WAITING', 5000, 0, 1_000_000, 'per isolate, requests waiting in all priority levels\' queues together; beyond it a request that would queue gets 429'),
@@ -78,6 +80,8 @@ export const SETTINGS = {
   auditBufferBytes: bytes('AUDIT_BUFFER_BYTES', 4 * MiB, 0, 64 * MiB, 'per isolate, the newest audit events kept for GET /_edgeplane/audit (0: none)'),
   auditQueueBytes: bytes('AUDIT_QUEUE_BYTES', 1 * MiB, 64 * KiB, 16 * MiB, 'per isolate, audit events waiting to be written; beyond it events are dropped and counted'),
   auditMaxEventBytes: bytes('AUDIT_MAX_EVENT_BYTES', 100 * KiB, 4 * KiB, 4 * MiB, "one audit event; larger ones lose their request/response objects (kube's --audit-log-truncate-max-event-size)"),
+  // APIs
+  runtimeConfig: list('RUNTIME_CONFIG', "API group versions served beyond kube 1.32's defaults, as kube-apiserver's --runtime-config (with the feature gate): `admissionregistration.k8s.io/v1alpha1` serves MutatingAdmissionPolicy and its binding"),
   // The simulated cluster
   controllers: boolean('CONTROLLERS', true, 'the control loops, scheduler, simulated kubelets and kube-proxy stand-ins'),
   simulatedNodes: integer('SIMULATED_NODES', 3, 0, 250, 'simulated kubelets node-1, node-2, …'),
@@ -86,6 +90,12 @@ export const SETTINGS = {
   defaultTolerationSeconds: seconds('DEFAULT_TOLERATION_SECONDS', 300, 0, 365 * DAY, 'the not-ready/unreachable tolerations every new pod gets'),
   loadBalancerPool: string('LOAD_BALANCER_POOL', '198.51.100.0/24', 'the IPv4 CIDR Services of type LoadBalancer get status.loadBalancer.ingress addresses from (empty: none)'),
   rootCaCert: string('ROOT_CA_CERT', '', "PEM bundle published as ca.crt of the kube-root-ca.crt ConfigMap in every namespace (kube's root CA publisher); `npm start` sets its self-signed certificate"),
+  clusterSigningCert: string('CLUSTER_SIGNING_CERT', '', "PEM certificate of the CA that signs approved CertificateSigningRequests of kube's kubernetes.io signers, with the CLUSTER_SIGNING_KEY secret (empty: no signing, as kube-controller-manager without --cluster-signing-cert-file); `npm start` sets its self-signed certificate and key"),
+  clusterSigningDurationSeconds: seconds('CLUSTER_SIGNING_DURATION_SECONDS', 365 * DAY, 600, 100 * 365 * DAY, "the longest lifetime of a signed certificate; spec.expirationSeconds may shorten it to 10 minutes (kube's --cluster-signing-duration)"),
+  staticPodUrl: string('STATIC_POD_URL', '', "http(s) URL of static pod manifests (YAML or JSON: a Pod, a PodList, or several documents) the simulated kubelets run as mirror pods (kube's --manifest-url); `npm start` serves STATIC_POD_DIR here; empty: none"),
+  staticPodPath: string('STATIC_POD_PATH', '', "the folder STATIC_POD_URL serves (`npm start` sets it with STATIC_POD_DIR): mirror pods then say config.source: file and tolerate NoExecute taints, as --pod-manifest-path's do"),
+  staticPodCheckSeconds: seconds('STATIC_POD_CHECK_SECONDS', 20, 1, DAY, "how often STATIC_POD_URL is read again (kube's httpCheckFrequency)"),
+  staticPodNodes: list('STATIC_POD_NODES', 'the simulated nodes that run the static pods (e.g. node-1); empty: every one'),
   eventTtlSeconds: seconds('EVENT_TTL_SECONDS', 3600, 1, 365 * DAY, "events expire this long after their last recorded time (kube's --event-ttl)"),
   // Tests only
   enableTestHooks: boolean('ENABLE_TEST_HOOKS', false, 'POST /debug/raw-write and other test hooks; never in production'),
@@ -113,6 +123,12 @@ export function parseSettings(env: object): Parsed {
     } else {
       out[key] = r as Value;
     }
+  }
+  // RUNTIME_CONFIG: only the group versions this server can add (`<group>/<version>`, optionally `=true`/`=false`).
+  const unknown = (out.runtimeConfig as readonly string[]).filter((v) => !OPTIONAL_API_VERSIONS.includes(v.replace(/=\s*(true|false)$/i, '').trim()));
+  if (unknown.length) {
+    problems.push(`RUNTIME_CONFIG: ${unknown.map((v) => JSON.stringify(v)).join(', ')} not known; known: ${OPTIONAL_API_VERSIONS.join(', ')}`);
+    out.runtimeConfig = [];
   }
   return { settings: out as Settings, problems };
 }
@@ -175,7 +191,11 @@ const parsedByEnv = new WeakMap<object, Parsed>();
 /** The settings of `env`, parsed once (cached per environment object). */
 export function settingsOf(env: object): Parsed {
   let parsed = parsedByEnv.get(env);
-  if (!parsed) parsedByEnv.set(env, (parsed = parseSettings(env)));
+  if (!parsed) {
+    parsedByEnv.set(env, (parsed = parseSettings(env)));
+    // The APIs this process serves (kube's --runtime-config): every entry point reads its settings here first.
+    enableApiVersions(parsed.settings.runtimeConfig);
+  }
   return parsed;
 }
 

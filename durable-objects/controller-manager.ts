@@ -91,6 +91,14 @@ export function controllerManagerObject(frontDoor: FrontDoor) {
           nodeMonitorGraceSeconds: this.settings.nodeMonitorGraceSeconds,
           loadBalancerPool: this.settings.loadBalancerPool,
           rootCaCert: this.settings.rootCaCert,
+          clusterSigning: this.settings.clusterSigningCert
+            ? { cert: this.settings.clusterSigningCert, key: this.env.CLUSTER_SIGNING_KEY ?? '', durationSeconds: this.settings.clusterSigningDurationSeconds }
+            : undefined,
+          staticPodUrl: this.settings.staticPodUrl,
+          staticPodPath: this.settings.staticPodPath,
+          staticPodCheckSeconds: this.settings.staticPodCheckSeconds,
+          staticPodNodes: this.settings.staticPodNodes,
+          manifestFetch: (url, init) => fetch(url, init),
         });
         manager.run();
         this.manager = manager;

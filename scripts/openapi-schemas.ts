@@ -50,6 +50,11 @@ const ROOTS = [
   ...['StorageClass', 'VolumeAttachment', 'CSIDriver', 'CSINode', 'CSIStorageCapacity'].flatMap((k) => [`io.k8s.api.storage.v1.${k}`, `io.k8s.api.storage.v1.${k}List`]),
   ...['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']
     .flatMap((k) => [`io.k8s.api.admissionregistration.v1.${k}`, `io.k8s.api.admissionregistration.v1.${k}List`]),
+  // Served when RUNTIME_CONFIG enables admissionregistration.k8s.io/v1alpha1 (core/registry.ts OPTIONAL_TYPES); the
+  // 1.36 document's v1alpha1 definitions are 1.32's (kube 1.32 api/openapi-spec/v3/apis__admissionregistration.
+  // k8s.io__v1alpha1_openapi.json), Apache-2.0 as the rest.
+  ...['MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding']
+    .flatMap((k) => [`io.k8s.api.admissionregistration.v1alpha1.${k}`, `io.k8s.api.admissionregistration.v1alpha1.${k}List`]),
   ...['FlowSchema', 'PriorityLevelConfiguration'].flatMap((k) => [`io.k8s.api.flowcontrol.v1.${k}`, `io.k8s.api.flowcontrol.v1.${k}List`]),
   'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService', 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',

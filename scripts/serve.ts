@@ -10,8 +10,16 @@ import { startGateway, type Gateway, type GatewayOptions } from './gateway';
 import { bundleWorkerInChild } from './build-child';
 
 export async function serveAsNpmStart(opts: Omit<GatewayOptions, 'scriptPath'>): Promise<Gateway> {
-  const gateway = await startGateway({ ...opts, scriptPath: bundleWorkerInChild() });
+  const gateway = await startGateway({ ...opts, listenerUpstream: opts.listenerUpstream ?? upstreamFromEnv(), scriptPath: bundleWorkerInChild() });
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
   return gateway;
+}
+
+/** LISTENER_UPSTREAM=direct|entry: where the `npm start` listener sends clients (GatewayOptions.listenerUpstream). */
+function upstreamFromEnv(): GatewayOptions['listenerUpstream'] {
+  const v = process.env.LISTENER_UPSTREAM;
+  if (v === undefined || v === '') return undefined;
+  if (v === 'direct' || v === 'entry') return v;
+  throw new Error(`LISTENER_UPSTREAM must be "entry" or "direct", not ${JSON.stringify(v)}`);
 }

@@ -101,6 +101,7 @@ export const admissionCache = new AdmissionCache();
 const READ_BY_ADMISSION = new Set([
   'core/namespaces', 'core/serviceaccounts', 'core/limitranges', 'core/resourcequotas', 'scheduling.k8s.io/priorityclasses',
   'admissionregistration.k8s.io/validatingadmissionpolicies', 'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+  'admissionregistration.k8s.io/mutatingadmissionpolicies', 'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
 ]);
 // Bumped whenever the cache is emptied, so readers that keep their own snapshot (worker/admission-policy-source.ts)
 // re-read too.

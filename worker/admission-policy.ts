@@ -17,9 +17,10 @@ import type { AdmissionRequest } from '../core/admission/match/review-request';
 import type { ValidatingContext, ValidatingStage, ValidatingVerdict } from '../core/admission/validating-stage';
 import { checkKey, type AuthzAnswer, type AuthzCheck } from '../core/admission/policy/environment';
 import { RequestBudget, RUNTIME_COST_BUDGET, type PolicyInput } from '../core/admission/policy/evaluate';
+import type { CompiledPolicy } from '../core/admission/policy/compile';
 import { deniedStatus, dispatch, type CollectedParams, type MatchedPolicy } from '../core/admission/policy/dispatch';
 import { namespacesToRead, planPolicies, policiesMayApply, policiesMayMatch } from '../core/admission/policy/plan';
-import type { ParamKind, ValidatingAdmissionPolicyBinding } from '../core/admission/policy/types';
+import type { ParamKind, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from '../core/admission/policy/types';
 import { readCapped } from './body';
 import { ADMISSION_LIST_BYTES, ADMISSION_LIST_LIMIT } from './admission-inputs';
 import { compiledPolicy, policySnapshot } from './admission-policy-source';
@@ -35,8 +36,8 @@ import { storeFor } from './stores';
  */
 export const REQUEST_POLICY_STEPS = RUNTIME_COST_BUDGET;
 /** Distinct authorizer checks one request's policies may ask, and the rounds of asking. */
-const MAX_AUTHZ_CHECKS = 64;
-const MAX_AUTHZ_ROUNDS = 4;
+export const MAX_AUTHZ_CHECKS = 64;
+export const MAX_AUTHZ_ROUNDS = 4;
 /** Let other requests on this thread run between expressions once a request has held it this long. */
 const YIELD_AFTER_MS = 5;
 
@@ -56,16 +57,64 @@ export async function validatePolicies(env: Bindings, settings: Settings, a: Req
   if (!policiesMayApply(a)) return {};
   const snap = await policySnapshot(env);
   if (!snap.policies.length) return {};
-  let namespace = ctx.namespaceObject;
+  const prepared = await preparePolicies(env, snap, a, ctx.namespaceObject, compiledPolicy);
+  if (!prepared) return {};
+  const { matched, namespaceObject } = prepared;
+  const { object: _o, oldObject: _old, ...req } = request;
+  const answers = new Map<string, AuthzAnswer>();
+  const input: PolicyInput = {
+    object: a.object, oldObject: a.oldObject, request: req as unknown as Record<string, unknown>, namespaceObject,
+    authorize: (c) => answers.get(checkKey(c)),
+  };
+  // One budget for the whole request, the evaluations again after authorizer answers included.
+  const budget = requestBudget();
+  for (let round = 0; ; round++) {
+    const outcome = await dispatch(matched, input, budget);
+    const pending = outcome.pending.filter((c) => !answers.has(checkKey(c)));
+    if (pending.length && round < MAX_AUTHZ_ROUNDS && answers.size + pending.length <= MAX_AUTHZ_CHECKS) {
+      await Promise.all(pending.map(async (c) => answers.set(checkKey(c), await authorize(env, settings, a.user, c))));
+      continue;
+    }
+    const verdict: ValidatingVerdict = {};
+    if (outcome.denied) verdict.deny = deniedStatus({ group: a.type.group, resource: a.type.resource }, deniedName(a), outcome.denied);
+    if (outcome.warnings.length) verdict.warnings = outcome.warnings;
+    if (Object.keys(outcome.annotations).length) verdict.auditAnnotations = outcome.annotations;
+    return verdict;
+  }
+}
+
+/**
+ * One request's budget: REQUEST_POLICY_STEPS, the thread yielded between expressions once the request has held it
+ * YIELD_AFTER_MS.
+ */
+export function requestBudget(): RequestBudget {
+  let last = Date.now();
+  const pause = async () => {
+    if (Date.now() - last < YIELD_AFTER_MS) return;
+    await new Promise((r) => setTimeout(r, 0));
+    last = Date.now();
+  };
+  return new RequestBudget(REQUEST_POLICY_STEPS, pause);
+}
+
+/**
+ * The policies (validating or mutating) and bindings that match the request, compiled, with each binding's params
+ * (or its configuration error), and the namespace as CEL's `namespaceObject`; undefined when none match.
+ */
+export async function preparePolicies<P extends ValidatingAdmissionPolicy>(
+  env: Bindings, snap: { policies: P[]; byPolicy: Map<string, ValidatingAdmissionPolicyBinding[]> }, a: RequestAttributes,
+  known: Record<string, unknown> | null | undefined, compile: (p: P) => CompiledPolicy,
+): Promise<{ matched: MatchedPolicy[]; namespaceObject: Record<string, unknown> | null } | undefined> {
+  let namespace = known;
   const needed = namespacesToRead(snap.policies, snap.byPolicy, a);
   const nsName = a.type.group === '' && a.type.resource === 'namespaces' ? '' : a.namespace;
   if (namespace === undefined && (needed.length || nsName)) namespace = (await readNamespace(env, needed[0] ?? nsName)) ?? null;
   const labels = namespace ? ((namespace.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {}) : namespace;
   const planned = planPolicies(snap.policies, snap.byPolicy, a, labels);
-  if (!planned.length) return {};
+  if (!planned.length) return undefined;
   const matched: MatchedPolicy[] = [];
   for (const p of planned) {
-    const compiled = compiledPolicy(p.policy);
+    const compiled = compile(p.policy as P);
     const policyError = p.errors.find((e) => e.binding === undefined);
     if (policyError) {
       matched.push({ compiled, configurationError: policyError.status.message ?? '', bindings: [] });
@@ -83,38 +132,11 @@ export async function validatePolicies(env: Bindings, settings: Settings, a: Req
     for (const e of p.errors) bindings.push({ binding: { metadata: { name: e.binding } } as ValidatingAdmissionPolicyBinding, params: { error: e.status.message ?? '' } });
     matched.push({ compiled, bindings });
   }
-  const { object: _o, oldObject: _old, ...req } = request;
-  const answers = new Map<string, AuthzAnswer>();
-  const input: PolicyInput = {
-    object: a.object, oldObject: a.oldObject, request: req as unknown as Record<string, unknown>,
-    namespaceObject: nsName && namespace ? namespaceForCel(namespace as KubeObject) : null,
-    authorize: (c) => answers.get(checkKey(c)),
-  };
-  let last = Date.now();
-  const pause = async () => {
-    if (Date.now() - last < YIELD_AFTER_MS) return;
-    await new Promise((r) => setTimeout(r, 0));
-    last = Date.now();
-  };
-  // One budget for the whole request, the evaluations again after authorizer answers included.
-  const budget = new RequestBudget(REQUEST_POLICY_STEPS, pause);
-  for (let round = 0; ; round++) {
-    const outcome = await dispatch(matched, input, budget);
-    const pending = outcome.pending.filter((c) => !answers.has(checkKey(c)));
-    if (pending.length && round < MAX_AUTHZ_ROUNDS && answers.size + pending.length <= MAX_AUTHZ_CHECKS) {
-      await Promise.all(pending.map(async (c) => answers.set(checkKey(c), await authorize(env, settings, a.user, c))));
-      continue;
-    }
-    const verdict: ValidatingVerdict = {};
-    if (outcome.denied) verdict.deny = deniedStatus({ group: a.type.group, resource: a.type.resource }, deniedName(a), outcome.denied);
-    if (outcome.warnings.length) verdict.warnings = outcome.warnings;
-    if (Object.keys(outcome.annotations).length) verdict.auditAnnotations = outcome.annotations;
-    return verdict;
-  }
+  return { matched, namespaceObject: nsName && namespace ? namespaceForCel(namespace as KubeObject) : null };
 }
 
 /** admission.NewForbidden's name: the request's, else the object's name or generateName. */
-function deniedName(a: RequestAttributes): string {
+export function deniedName(a: RequestAttributes): string {
   const m = (a.object ?? a.oldObject)?.metadata;
   return a.name || m?.name || m?.generateName || '';
 }
@@ -179,8 +201,8 @@ function namespaceForCel(ns: KubeObject): Record<string, unknown> {
   return out;
 }
 
-/** One authorizer check, asked of the user's (or the named ServiceAccount's) RBAC shard. */
-async function authorize(env: Bindings, settings: Settings, requester: UserInfo, c: AuthzCheck): Promise<AuthzAnswer> {
+/** One authorizer check, asked of the user's (or the named ServiceAccount's) RBAC shard (also webhooks' matchConditions). */
+export async function authorize(env: Bindings, settings: Settings, requester: UserInfo, c: AuthzCheck): Promise<AuthzAnswer> {
   const user: UserInfo = c.user ? serviceAccountUser(c.user) : requester;
   if (isPrivileged(user)) return { allowed: true, reason: '' };
   const attrs: RbacAttributes = c.path !== undefined

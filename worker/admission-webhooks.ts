@@ -1,7 +1,8 @@
 // Front door: admission webhooks (kube's MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins) around
-// one write. Only when some webhook's rules (or another validating stage) could match the request: the store
+// one write. Only when some webhook's rules (or a mutating or validating stage) could match the request: the store
 // first answers the write as a dry run, so webhooks see the final object (defaulted, admitted by the built-in
-// plugins); the mutating webhooks patch it (core/admission/webhook/dispatch.ts); a mutated object is dry-run
+// plugins); the mutating stages (MutatingAdmissionPolicy), then the mutating webhooks patch it
+// (core/admission/webhook/dispatch.ts); a mutated object is dry-run
 // again, then the validating webhooks and stages judge it in parallel; and the write is sent with the final
 // object — or the request as sent — under a precondition on the resourceVersion the webhooks saw, so nothing
 // written in between is lost (a conflict we caused is retried). No webhook is called inside a store's write: a
@@ -19,12 +20,16 @@ import {
   type AdmissionOperation, type RequestAttributes,
 } from '../core/admission/match';
 import { criteriaOf, webhooksOf, type Webhook } from '../core/admission/webhook/config';
-import { runMutating, runValidating, type CallResult, type DispatchDeps } from '../core/admission/webhook/dispatch';
+import { runMutating, runValidating, type CallResult, type DispatchDeps, type MutatingOutcome } from '../core/admission/webhook/dispatch';
+import type { MutatingStage } from '../core/admission/mutating-stage';
 import type { ValidatingStage, ValidatingVerdict } from '../core/admission/validating-stage';
 import { readCapped } from './body';
 import type { Bindings } from './env';
 import { storeFor } from './stores';
 import { namespaceObject } from './admission-inputs';
+import { authorize } from './admission-policy';
+import type { Settings } from '../core/settings';
+import type { UserInfo } from '../core/rbac/authorize';
 import type { Ctx, ResourceCall } from './handlers/call';
 
 const MUTATING = lookupGroupResource('admissionregistration.k8s.io/mutatingwebhookconfigurations')!;
@@ -78,6 +83,38 @@ const stages: ValidatingStage[] = [];
 
 export function addValidatingStage(stage: ValidatingStage): void {
   if (!stages.some((s) => s.name === stage.name)) stages.push(stage);
+}
+
+// Mutating stages (MutatingAdmissionPolicy) register here; each runs, in order, before the mutating webhooks.
+const mutatingStages: MutatingStage[] = [];
+
+export function addMutatingStage(stage: MutatingStage): void {
+  if (!mutatingStages.some((s) => s.name === stage.name)) mutatingStages.push(stage);
+}
+
+/** Whether some validating or mutating stage could apply to the probe. */
+async function anyStageApplies(probe: RequestAttributes): Promise<boolean> {
+  const all = await Promise.all([...mutatingStages.map((s) => s.applies(probe)), ...stages.map((s) => (s.applies ? s.applies(probe) : true))]);
+  return all.some(Boolean);
+}
+
+/** The mutating stages, then the mutating webhooks, on `attrs.object` (throws a refusal). */
+async function mutate(hooks: readonly Webhook[], attrs: RequestAttributes, deps: DispatchDeps): Promise<MutatingOutcome> {
+  let object = attrs.object;
+  let changed = false;
+  const warnings: string[] = [];
+  const auditAnnotations: Record<string, string> = {};
+  for (const stage of mutatingStages) {
+    const r = await stage.mutate({ ...attrs, object });
+    if (r.changed) {
+      object = r.object;
+      changed = true;
+    }
+    warnings.push(...(r.warnings ?? []));
+    Object.assign(auditAnnotations, r.auditAnnotations ?? {});
+  }
+  const webhooks = await runMutating(hooks, { ...attrs, object }, deps);
+  return { object: webhooks.object, changed: changed || webhooks.changed, warnings: [...warnings, ...webhooks.warnings], auditAnnotations: { ...auditAnnotations, ...webhooks.auditAnnotations } };
 }
 
 /** The operations a write may turn out to be, before the store says whether it creates. */
@@ -139,7 +176,7 @@ export async function writeWithWebhooks(c: Ctx, call: ResourceCall, req: WriteRe
     operation: operations[0], type, subresource, namespace: namespaceOf(type, req.namespace, name), name, object: null, oldObject: null, dryRun, user: c.get('user'),
   };
   const webhooksApply = (await mayApply(c.env, hooks.mutating, probe, operations)) || (await mayApply(c.env, hooks.validating, probe, operations));
-  const stagesApply = (await Promise.all(stages.map((s) => (s.applies ? s.applies(probe) : true)))).some(Boolean);
+  const stagesApply = await anyStageApplies(probe);
   if (!webhooksApply && !stagesApply) return undefined;
   for (let attempt = 1; ; attempt++) {
     const out = await admitOnce(c, call, req, dryRun, write, hooks, subresource);
@@ -159,12 +196,12 @@ export async function admitWithoutWrite(c: Ctx, call: ResourceCall, a: Pick<Requ
   const hooks = await currentWebhooks(c.env);
   const attrs: RequestAttributes = { ...a, type, namespace: namespaceOf(type, call.info.namespace, a.name), user: c.get('user') };
   const webhooksApply = (await mayApply(c.env, hooks.mutating, attrs, [a.operation])) || (await mayApply(c.env, hooks.validating, attrs, [a.operation]));
-  const stagesApply = (await Promise.all(stages.map((s) => (s.applies ? s.applies(attrs) : true)))).some(Boolean);
+  const stagesApply = await anyStageApplies(attrs);
   if (!webhooksApply && !stagesApply) return a.object;
-  const deps = dispatchDeps(c.env);
+  const deps = dispatchDeps(c.env, c.get('settings'), c.get('user'));
   const annotations: Record<string, string> = {};
   try {
-    const mutating = await runMutating(hooks.mutating, attrs, deps);
+    const mutating = await mutate(hooks.mutating, attrs, deps);
     Object.assign(annotations, mutating.auditAnnotations);
     attrs.object = mutating.object;
     const request = admissionRequest(crypto.randomUUID(), attrs);
@@ -186,7 +223,7 @@ export async function webhooksMayApply(c: Ctx, call: ResourceCall, operation: Ad
     operation, type: call.type, subresource: '', namespace: call.info.namespace, name: '', object: null, oldObject: null, dryRun: false, user: c.get('user'),
   };
   if ((await mayApply(c.env, hooks.mutating, probe, [operation])) || (await mayApply(c.env, hooks.validating, probe, [operation]))) return true;
-  return (await Promise.all(stages.map((s) => (s.applies ? s.applies(probe) : true)))).some(Boolean);
+  return anyStageApplies(probe);
 }
 
 const namespaceOf = (type: ResourceType, namespace: string, name: string) => (type.group === '' && type.resource === 'namespaces' ? name : namespace);
@@ -224,13 +261,13 @@ async function admitOnce(c: Ctx, call: ResourceCall, req: WriteRequest, dryRun: 
     operation, type, subresource, namespace: namespaceOf(type, req.namespace, name), name: req.verb === 'create' && !bodyName(req.body) ? '' : name,
     object, oldObject, dryRun, user, options: optionsOf(req, operation, dryRun),
   };
-  const deps = dispatchDeps(c.env);
+  const deps = dispatchDeps(c.env, c.get('settings'), c.get('user'));
   const warnings: string[] = [];
   const annotations: Record<string, string> = {};
   let finalReq: WriteRequest = req;
   let ownPrecondition = false;
   try {
-    const mutating = await runMutating(hooks.mutating, attrs, deps);
+    const mutating = await mutate(hooks.mutating, attrs, deps);
     warnings.push(...mutating.warnings);
     Object.assign(annotations, mutating.auditAnnotations);
     if (mutating.changed && mutating.object) {
@@ -382,9 +419,13 @@ function withPrecondition(req: WriteRequest, old: KubeObject): { req: WriteReque
   return { req, own: false };
 }
 
-/** The webhook transport: fetch with the webhook's deadline, the namespaces read through the admission cache. */
-export function dispatchDeps(env: Bindings): DispatchDeps {
+/**
+ * The webhook transport: fetch with the webhook's deadline, the namespaces read through the admission cache, and
+ * matchConditions' `authorizer` checks answered for `user` by the RBAC shards.
+ */
+export function dispatchDeps(env: Bindings, settings: Settings, user: UserInfo): DispatchDeps {
   return {
+    authorize: (check) => authorize(env, settings, user, check),
     uid: () => crypto.randomUUID(),
     namespaceLabels: async (name) => {
       const ns = await namespaceObject(env, name);

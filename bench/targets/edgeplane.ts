@@ -240,7 +240,8 @@ export function edgeplaneFanout(ep: Edgeplane, transport: Transport, path: Path,
   const replicas = ep.replicaLocations().length * Math.max(1, Number(ep.vars.REPLICAS_PER_LOCATION ?? 1) || 1);
   return {
     system: 'edgeplane',
-    variant: ep.label + (replicas === 0 ? '' : spread ? `, watchers over ${replicas} replicas` : ', one replica serves'),
+    variant: ep.label + (replicas === 0 ? '' : spread ? `, watchers over ${replicas} replicas` : ', one replica serves')
+      + (path === PORT && process.env.LISTENER_UPSTREAM === 'direct' ? ', listener straight to the Worker' : ''), // scripts/serve.ts
     transport,
     path,
     pids: () => ({ server: ep.workerdPid, listener: ep.gatewayPid }),

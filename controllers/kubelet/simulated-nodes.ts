@@ -13,6 +13,7 @@
 // status manager does once containers are gone. A pod whose ConfigMap, Secret or claim volumes cannot be
 // mounted stays Pending with FailedMount events (kubelet/volumes.ts), checked before the Running write. A Node
 // annotated edgeplane.dev/simulate=stopped is a lost machine: no Lease renewals, its pods' statuses freeze.
+// Static pods' mirror pods (static-pods.ts) get their statuses here like any pod's.
 
 import type { KubeObject } from '../../client/types';
 import { objectKey } from '../../client/cache';
@@ -27,6 +28,7 @@ import {
 import { containersOf, creatingStatus, runningStatus, terminatedStatus } from './pod-status';
 import { microTime } from '../leader-election';
 import { mountBackoffMs, unmountableVolume, type MountLookup } from './volumes';
+import { isMirrorPod } from '../../core/static-pods/manifests';
 
 export const RUN_SECONDS_ANNOTATION = 'edgeplane.dev/simulate-run-seconds';
 export const EXIT_CODE_ANNOTATION = 'edgeplane.dev/simulate-exit-code';
@@ -222,7 +224,8 @@ export class SimulatedNodes {
     const node = nodeOf(pod);
     const i = this.index.get(node);
     if (i === undefined || isStopped(this.d.nodes.get(node))) return; // not ours, or frozen
-    if (pod.metadata.deletionTimestamp) return this.terminate(key, pod);
+    // A mirror pod being deleted is the static pod loop's (static-pods.ts): it deletes and recreates it.
+    if (pod.metadata.deletionTimestamp) return isMirrorPod(pod) ? undefined : this.terminate(key, pod);
     const status = statusOf(pod);
     const now = this.d.clock.now();
     const at = kubeTime(now);

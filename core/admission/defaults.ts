@@ -4,7 +4,7 @@
 // Per group in ./defaults/; this file only dispatches by kind.
 
 import type { KubeObject } from '../object-meta';
-import { RESOURCE_TYPES } from '../registry';
+import { OPTIONAL_TYPES, RESOURCE_TYPES } from '../registry';
 import { pod } from './defaults/pod';
 import { daemonSet, deployment, replicaSet, replicationController, statefulSet } from './defaults/apps';
 import { job } from './defaults/batch';
@@ -55,6 +55,9 @@ const BY_KIND: Record<string, (obj: Obj) => void> = {
   ValidatingWebhookConfiguration: validatingWebhookConfiguration,
   ValidatingAdmissionPolicy: validatingAdmissionPolicy,
   ValidatingAdmissionPolicyBinding: validatingAdmissionPolicyBinding,
+  // v1alpha1 (served when enabled): the same SetDefaults_MatchResources, failurePolicy Fail and paramRef defaults.
+  MutatingAdmissionPolicy: validatingAdmissionPolicy,
+  MutatingAdmissionPolicyBinding: validatingAdmissionPolicyBinding,
   FlowSchema: flowSchema,
   PriorityLevelConfiguration: priorityLevelConfiguration,
   APIService: apiService,
@@ -62,7 +65,7 @@ const BY_KIND: Record<string, (obj: Obj) => void> = {
 
 // The built-in kinds by group: a custom resource that shares a kind's name (Calico's NetworkPolicy, a CRD called
 // CronJob) gets none of the built-in kind's defaults.
-const BUILT_IN = new Set(RESOURCE_TYPES.map((t) => `${t.group}/${t.kind}`));
+const BUILT_IN = new Set([...RESOURCE_TYPES, ...OPTIONAL_TYPES].map((t) => `${t.group}/${t.kind}`));
 
 /** Fills in kube's defaults in place. Idempotent: defaulting a defaulted object changes nothing. */
 export function applyDefaults(obj: KubeObject): void {

@@ -29,7 +29,7 @@ export const CONTROLLER_ACCOUNTS = [
   'endpointslice-controller', 'endpoint-controller', 'namespace-controller',
   'node-controller', 'clusterrole-aggregation-controller', 'root-ca-cert-publisher',
   'cronjob-controller', 'persistent-volume-binder', 'pvc-protection-controller', 'pv-protection-controller', 'disruption-controller',
-  'service-controller', 'resourcequota-controller', 'horizontal-pod-autoscaler',
+  'service-controller', 'resourcequota-controller', 'horizontal-pod-autoscaler', 'certificate-controller',
 ] as const;
 
 /** kube-proxy's user (bound to the system:node-proxier ClusterRole by kube's bootstrap policy). */

@@ -5,6 +5,7 @@
 
 import { TERMINATING_VERBS } from '../crd/crd-types';
 import { allResourceTypes, apiGroups, subresourceInfo, type ResourceType, type Subresource } from '../registry';
+import { EMPTY_OVERLAY, remoteGroups, type DiscoveryOverlay } from '../apiservices';
 
 export const AGGREGATED_VERSIONS = ['v2', 'v2beta1'] as const;
 export type AggregatedVersion = (typeof AGGREGATED_VERSIONS)[number];
@@ -69,8 +70,8 @@ export interface APIResourceDiscovery {
 
 export interface APIVersionDiscovery {
   version: string;
-  resources: APIResourceDiscovery[];
-  freshness: 'Current';
+  resources?: APIResourceDiscovery[]; // omitted for a Stale version (kube's omitempty)
+  freshness: 'Current' | 'Stale';
 }
 
 export interface APIGroupDiscovery {
@@ -125,8 +126,10 @@ function index(): Map<string, Map<string, ResourceType[]>> {
   return out;
 }
 
-function versionEntries(versions: Map<string, ResourceType[]> | undefined, order: string[]): APIVersionDiscovery[] {
-  return order.flatMap((v) => {
+function versionEntries(versions: Map<string, ResourceType[]> | undefined, order: string[], stale?: (v: string) => boolean): APIVersionDiscovery[] {
+  return order.flatMap((v): APIVersionDiscovery[] => {
+    // A version behind an unavailable APIService: listed without resources, Stale (the aggregator's failed fetch).
+    if (stale?.(v)) return [{ version: v, freshness: 'Stale' as const }];
     const types = versions?.get(v);
     if (!types?.length) return [];
     return [{ version: v, resources: types.map(resourceEntry).sort(byName), freshness: 'Current' as const }];
@@ -143,9 +146,19 @@ export function aggregatedCore(v: AggregatedVersion): APIGroupDiscoveryList {
   return list(v, [{ metadata: { creationTimestamp: null }, versions: versionEntries(versions, ['v1']) }]);
 }
 
-/** GET /apis, aggregated: every named group, in /apis order, each with its versions, preferred first. */
-export function aggregatedGroups(v: AggregatedVersion): APIGroupDiscoveryList {
+/**
+ * GET /apis, aggregated: every named group, in /apis order, each with its versions, preferred first; with the
+ * APIServices' overlay, the built-in versions behind an unavailable APIService and the groups only a
+ * service-backed APIService names are Stale entries without resources.
+ */
+export function aggregatedGroups(v: AggregatedVersion, overlay: DiscoveryOverlay = EMPTY_OVERLAY): APIGroupDiscoveryList {
   const all = index();
-  const items = apiGroups().map((g) => ({ metadata: { name: g.name, creationTimestamp: null }, versions: versionEntries(all.get(g.name), g.versions) }));
+  const items = apiGroups().map((g) => ({
+    metadata: { name: g.name, creationTimestamp: null }, versions: versionEntries(all.get(g.name), g.versions, (ver) => overlay.stale.has(`${g.name}/${ver}`)),
+  }));
+  for (const g of remoteGroups(overlay)) {
+    if (all.has(g.name)) continue;
+    items.push({ metadata: { name: g.name, creationTimestamp: null }, versions: g.versions.map((ver) => ({ version: ver, freshness: 'Stale' as const })) });
+  }
   return list(v, items.filter((i) => i.versions.length));
 }

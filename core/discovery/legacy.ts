@@ -5,6 +5,7 @@
 // instead; these documents answer every other Accept (client-go discovery/discovery_client.go, ContentTypeIsGVK).
 
 import { TERMINATING_VERBS } from '../crd/crd-types';
+import { EMPTY_OVERLAY, remoteGroups, type DiscoveryOverlay } from '../apiservices';
 import { allResourceTypes, apiGroups, apiVersionOf, subresourceInfo, typesInGroupVersion, type ResourceType, type Subresource } from '../registry';
 
 /** The Kubernetes release we present as; kubectl 1.32 warns only when client and server are >1 minor apart. */
@@ -88,17 +89,20 @@ function groupEntry(name: string, versions: string[]): APIGroup {
 }
 
 /** GET /apis: named groups only; the core group lives under /api. */
-export function apiGroupList(): APIGroupList {
+export function apiGroupList(overlay: DiscoveryOverlay = EMPTY_OVERLAY): APIGroupList {
+  const served = apiGroups();
+  // The aggregator lists every APIService's group, reachable or not (handler_apis.go).
+  const remote = remoteGroups(overlay).filter((g) => !served.some((s) => s.name === g.name));
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: apiGroups().map((g) => groupEntry(g.name, g.versions)),
+    groups: [...served, ...remote].map((g) => groupEntry(g.name, g.versions)),
   };
 }
 
-/** GET /apis/<group>; undefined when the group is not served (the route answers 404). */
-export function apiGroup(name: string): APIGroup | undefined {
-  const g = apiGroups().find((x) => x.name === name);
+/** GET /apis/<group>; undefined when neither served nor named by an APIService (the route answers 404). */
+export function apiGroup(name: string, overlay: DiscoveryOverlay = EMPTY_OVERLAY): APIGroup | undefined {
+  const g = apiGroups().find((x) => x.name === name) ?? remoteGroups(overlay).find((x) => x.name === name);
   return g && { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(g.name, g.versions) };
 }
 

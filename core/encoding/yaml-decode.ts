@@ -11,9 +11,10 @@ import { badRequest, StatusError } from '../status';
 // apiserver MaxRequestBodyBytes: no decoded body may exceed what could have been sent as JSON.
 export const MAX_DECODED_BYTES = 3 * 1024 * 1024;
 // Alias resolutions per document (the yaml package's own count, nested aliases included).
-const MAX_ALIAS_COUNT = 100;
+export const MAX_ALIAS_COUNT = 100;
 
-const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
+// Also read by other YAML inputs that must decode as kube's sigs.k8s.io/yaml does (core/static-pods).
+export const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
   uniqueKeys: false,
   // go-yaml v2 hands a timestamp-looking scalar to interface{} as its string.

@@ -416,6 +416,17 @@ export const VALIDATINGADMISSIONPOLICYBINDING_TABLE: TableSpec = {
   ],
 };
 
+// admissionregistration.k8s.io/v1alpha1 (served when RUNTIME_CONFIG enables it): printMutatingAdmissionPolicy and
+// its binding's, which prints as the validating binding.
+export const MUTATINGADMISSIONPOLICY_TABLE: TableSpec = {
+  columns: [
+    NAME,
+    col('Mutations', 'integer', 'Mutation indicates the number of mutations rules defined in this configuration', (o) => list(o.spec?.mutations).length),
+    VALIDATINGADMISSIONPOLICY_TABLE.columns[2]!,
+    AGE,
+  ],
+};
+
 // ---- flowcontrol ----
 
 export const FLOWSCHEMA_TABLE: TableSpec = {
@@ -465,6 +476,51 @@ export const APISERVICE_TABLE: TableSpec = {
       if (c.status === 'True' || !c.reason) return str(c.status);
       return `${str(c.status)} (${str(c.reason)})`;
     }),
+    AGE,
+  ],
+};
+
+// ---- rbac.authorization.k8s.io/v1 bindings, apps/v1 ControllerRevisions ----
+
+/** rbac.SubjectsStrings: users, groups and ServiceAccounts (namespace/name) of a binding, each joined with ", ". */
+function subjects(o: View): { users: string; groups: string; sas: string } {
+  const users: string[] = [], groups: string[] = [], sas: string[] = [];
+  for (const s of list(o.subjects)) {
+    if (s?.kind === 'ServiceAccount') sas.push(`${str(s.namespace)}/${str(s.name)}`);
+    else if (s?.kind === 'User') users.push(str(s.name));
+    else if (s?.kind === 'Group') groups.push(str(s.name));
+  }
+  return { users: users.join(', '), groups: groups.join(', '), sas: sas.join(', ') };
+}
+
+function bindingTable(kind: 'RoleBinding' | 'ClusterRoleBinding', noun: string): TableSpec {
+  return {
+    columns: [
+      NAME,
+      col('Role', 'string', doc(`rbac.v1.${kind}`, 'roleRef'), (o) => `${str(o.roleRef?.kind)}/${str(o.roleRef?.name)}`),
+      AGE,
+      wide('Users', 'string', `Users in the ${noun}`, (o) => subjects(o).users),
+      wide('Groups', 'string', `Groups in the ${noun}`, (o) => subjects(o).groups),
+      wide('ServiceAccounts', 'string', `ServiceAccounts in the ${noun}`, (o) => subjects(o).sas),
+    ],
+  };
+}
+
+export const ROLEBINDING_TABLE = bindingTable('RoleBinding', 'roleBinding');
+export const CLUSTERROLEBINDING_TABLE = bindingTable('ClusterRoleBinding', 'clusterRoleBinding');
+
+/** printControllerRevision: the controller as formatResourceName prints it (`daemonset.apps/fluentd`). */
+export const CONTROLLERREVISION_TABLE: TableSpec = {
+  columns: [
+    NAME,
+    col('Controller', 'string', 'Controller of the object', (o) => {
+      const ref = list(o.metadata?.ownerReferences).find((r) => r?.controller === true);
+      if (!ref) return '<none>';
+      const apiVersion = str(ref.apiVersion);
+      const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+      return `${(group ? `${str(ref.kind)}.${group}` : str(ref.kind)).toLowerCase()}/${str(ref.name)}`;
+    }),
+    col('Revision', 'string', doc('apps.v1.ControllerRevision', 'revision'), (o) => num(o.revision)),
     AGE,
   ],
 };

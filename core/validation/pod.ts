@@ -42,8 +42,25 @@ export function validatePodTemplate(v: Causes, template: Obj | undefined, path: 
   }
 }
 
-/** ValidatePod (create and update): the spec plus the pod-only container image whitespace rule. */
+const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+const annotationsOf = (pod: Obj | undefined): Obj => {
+  const meta = isObj(pod?.metadata) ? pod.metadata : {};
+  return isObj(meta.annotations) ? meta.annotations : {};
+};
+
+/**
+ * ValidatePod (create and update): ValidatePodSpecificAnnotations' mirror pod rule, the spec, the pod-only
+ * container image whitespace rule, then on update ValidatePodSpecificAnnotationUpdates: a static pod's mirror
+ * (kubernetes.io/config.mirror) cannot be made, unmade or changed by an update, only created as one.
+ */
 export function validatePod(v: Causes, pod: Obj, old?: Obj): void {
+  const annotations = annotationsOf(pod);
+  if (MIRROR_POD_ANNOTATION in annotations) {
+    const nodeName = isObj(pod.spec) ? pod.spec.nodeName : undefined;
+    if (typeof nodeName !== 'string' || nodeName === '') {
+      v.add(invalidValue(`metadata.annotations[${MIRROR_POD_ANNOTATION}]`, annotations[MIRROR_POD_ANNOTATION], 'must set spec.nodeName if mirror pod annotation is set'));
+    }
+  }
   const spec = v.obj(pod.spec, 'spec') ?? {};
   validatePodSpec(v, spec, 'spec');
   for (const field of ['containers', 'initContainers']) {
@@ -56,6 +73,19 @@ export function validatePod(v: Causes, pod: Obj, old?: Obj): void {
   }
   if (!old && Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0) {
     v.add(forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+  }
+  if (old) validateMirrorAnnotationUpdate(v, annotations, annotationsOf(old));
+}
+
+/** The mirror half of ValidatePodSpecificAnnotationUpdates (also run on pods/status updates). */
+export function validateMirrorAnnotationUpdate(v: Causes, annotations: Obj, oldAnnotations: Obj): void {
+  const path = `metadata.annotations[${MIRROR_POD_ANNOTATION}]`;
+  const had = MIRROR_POD_ANNOTATION in oldAnnotations;
+  const has = MIRROR_POD_ANNOTATION in annotations;
+  if (had && (!has || annotations[MIRROR_POD_ANNOTATION] !== oldAnnotations[MIRROR_POD_ANNOTATION])) {
+    v.add(forbidden(path, 'may not remove or update mirror pod annotation'));
+  } else if (!had && has) {
+    v.add(forbidden(path, 'may not add mirror pod annotation'));
   }
 }
 

@@ -13,7 +13,7 @@ import { validatePriorityClass } from './scheduling';
 import { validateAPIService } from './apiservice';
 import { Causes, type Obj } from './shape';
 import { validateJobStatusUpdate } from './job';
-import { validateAdmissionPolicy, validateAdmissionPolicyBinding } from '../admission/policy/validate';
+import { validateAdmissionPolicy, validateAdmissionPolicyBinding, validateMutatingAdmissionPolicy, validateMutatingAdmissionPolicyBinding } from '../admission/policy/validate';
 import { validateDaemonSet, validateDeployment, validateJob, validateReplicaSet, validateReplicationController, validateStatefulSet } from './workloads';
 
 type Validator = (v: Causes, obj: Obj, old?: Obj) => void;
@@ -44,6 +44,8 @@ const BY_KIND = new Map<string, Validator>([
   ['APIService', validateAPIService],
   ['ValidatingAdmissionPolicy', validateAdmissionPolicy],
   ['ValidatingAdmissionPolicyBinding', validateAdmissionPolicyBinding],
+  ['MutatingAdmissionPolicy', validateMutatingAdmissionPolicy],
+  ['MutatingAdmissionPolicyBinding', validateMutatingAdmissionPolicyBinding],
 ]);
 
 /**

@@ -35,13 +35,13 @@ function setup(h: KubeObject, replicas: number, cpuMillis: number) {
   const hpas = new FakeInformer();
   const pods = new FakeInformer();
   const recorder = new FakeRecorder();
-  const state = { replicas, cpu: cpuMillis, missing: false };
+  const state = { replicas, cpu: cpuMillis, missing: false, selector: 'app=web' };
   const scaleWrites: number[] = [];
   const scales: ScaleClient = {
     async get(_ns, target) {
       if (state.missing) throw new Error(`deployments.apps "${target.name}" not found`);
       return {
-        scale: { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web', namespace: NS }, spec: { replicas: state.replicas }, status: { replicas: state.replicas, selector: 'app=web' } },
+        scale: { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web', namespace: NS }, spec: { replicas: state.replicas }, status: { replicas: state.replicas, selector: state.selector } },
         resource: { group: 'apps', version: 'v1', resource: 'deployments', namespaced: true },
       };
     },
@@ -161,5 +161,38 @@ describe('HorizontalPodAutoscaler controller', () => {
     expect(c.queue.len()).toBe(0);
     clock.advance(15_000);
     expect(c.queue.len()).toBe(1);
+  });
+
+  it('refuses to scale pods another HPA also controls (AmbiguousSelector), and scales again once that HPA is gone', async () => {
+    const { sync, scaleWrites, recorder, api, hpas, c, state } = setup(hpa(), 2, 100);
+    const other = { ...hpa(), metadata: { name: 'web-too', namespace: NS, uid: 'hpa-2', resourceVersion: '1' } } as KubeObject;
+    api.put(HPAS, other);
+    hpas.add(other);
+    await c.sync(`${NS}/web-too`); // learns web-too's selector (the same target, so the same pods); it scales alone
+    recorder.events.length = 0;
+    scaleWrites.length = 0;
+    state.replicas = 2;
+    await expect(c.sync(`${NS}/web`)).rejects.toThrow('failed to compute desired number of replicas');
+    const h = api.objects.get(`horizontalpodautoscalers/${NS}/web`) as Obj;
+    hpas.add(h as KubeObject);
+    expect(scaleWrites).toEqual([]);
+    const message = 'pods by selector app=web are controlled by multiple HPAs: [default/web default/web-too]';
+    expect(recorder.events).toEqual([
+      { name: 'web', type: 'Warning', reason: 'AmbiguousSelector', message },
+      { name: 'web', type: 'Warning', reason: 'FailedComputeMetricsReplicas', message },
+    ]);
+    expect(condition(h, 'ScalingActive')).toMatchObject({ status: 'False', reason: 'AmbiguousSelector', message });
+    hpas.delete(other);
+    await sync();
+    expect(scaleWrites).toEqual([4]);
+  });
+
+  it('refuses a selector that does not parse (InvalidSelector)', async () => {
+    const { sync, state, recorder, scaleWrites } = setup(hpa(), 2, 100);
+    state.selector = 'app in (web';
+    await expect(sync()).rejects.toThrow('failed to compute desired number of replicas');
+    expect(scaleWrites).toEqual([]);
+    expect(recorder.events.map((e) => e.reason)).toEqual(['InvalidSelector', 'FailedComputeMetricsReplicas']);
+    expect(recorder.events[0]!.message).toMatch(/^couldn't convert selector into a corresponding internal selector object: /);
   });
 });

@@ -49,6 +49,10 @@ function handle(req: IncomingMessage, res: ServerResponse) {
         const patch = labels ? [{ op: 'add', path: '/metadata/labels/webhook', value: 'patched' }] : [{ op: 'add', path: '/metadata/labels', value: { webhook: 'patched' } }];
         return reply(res, uid, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
       }
+      case '/deny-connect': {
+        const o = request.object ?? {};
+        return reply(res, uid, { allowed: false, status: { code: 403, reason: 'Forbidden', message: `no ${request.subResource} into ${request.name}: ${JSON.stringify(o.command ?? o.ports ?? o.path ?? '')}` } });
+      }
       case '/hang':
         hanging.add(res);
         res.on('close', () => hanging.delete(res));
@@ -287,6 +291,59 @@ describe('selectors, conditions and dry run', () => {
     await configure('Validating', 'deny-all-configs', [{ ...webhook('configs.example.com', '/hang', ''), namespaceSelector: {}, rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: '*' }], timeoutSeconds: 1 }]);
     const del = await http(r, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/deny-all-configs');
     expect(del.status, del.text).toBe(200);
+  });
+});
+
+describe('CONNECT', () => {
+  it('pods/exec, attach, portforward and proxy are sent with their options object; a denial is the webhook\'s Status', async () => {
+    await namespace('wh-connect');
+    const connect = (resources: string[]) => [{ operations: ['CONNECT'], apiGroups: [''], apiVersions: ['v1'], resources, scope: 'Namespaced' }];
+    await configure('Validating', 'connect', [webhook('exec.example.com', '/deny-connect', 'wh-connect', { rules: connect(['pods/exec', 'pods/portforward', 'pods/proxy']) })]);
+    expect((await kubectl(r, ['create', '-f', '-'], podYaml('wh-connect', 'shell'))).code).toBe(0);
+    const exec = await kubectl(r, ['exec', '-n', 'wh-connect', 'shell', '-c', 'c', '--', 'sh', '-c', 'id']);
+    expect(exec.code).not.toBe(0);
+    expect(exec.stderr).toContain('admission webhook "exec.example.com" denied the request: no exec into shell: ["sh","-c","id"]');
+    const review = seen('/deny-connect', 'wh-connect')[0].request;
+    expect(review).toMatchObject({
+      kind: { group: '', version: 'v1', kind: 'PodExecOptions' }, resource: { group: '', version: 'v1', resource: 'pods' }, subResource: 'exec',
+      requestKind: { group: '', version: 'v1', kind: 'PodExecOptions' }, name: 'shell', namespace: 'wh-connect', operation: 'CONNECT',
+      userInfo: { username: 'admin' }, oldObject: null, dryRun: false, options: null,
+    });
+    expect(review.object).toMatchObject({ kind: 'PodExecOptions', apiVersion: 'v1', container: 'c', command: ['sh', '-c', 'id'] });
+    // The same through the API: the webhook's own code and message, GET or POST, upgrade or not.
+    const pf = await http(r, 'POST', '/api/v1/namespaces/wh-connect/pods/shell/portforward?ports=8080,9090');
+    expect(pf.status).toBe(403);
+    expect(pf.json).toMatchObject({ kind: 'Status', reason: 'Forbidden', message: 'admission webhook "exec.example.com" denied the request: no portforward into shell: [8080,9090]' });
+    const proxied = await http(r, 'GET', '/api/v1/namespaces/wh-connect/pods/shell/proxy/metrics');
+    expect(proxied.status).toBe(403);
+    expect(proxied.json.message).toBe('admission webhook "exec.example.com" denied the request: no proxy into shell: "metrics"');
+    // attach is not in the rules: no call, the simulated kubelet's answer.
+    const calls = seen('/deny-connect', 'wh-connect').length;
+    const attach = await http(r, 'POST', '/api/v1/namespaces/wh-connect/pods/shell/attach?container=c&stdin=true');
+    expect(attach.status).not.toBe(403);
+    expect(seen('/deny-connect', 'wh-connect').length).toBe(calls);
+  });
+});
+
+describe('matchConditions with authorizer', () => {
+  it('ask the real authorizer for the requesting user', async () => {
+    const tenant = await limitedTenant(r, 'wh-authz');
+    // Denies pod creates by users who may not delete nodes: the admin passes, the tenant is refused.
+    await configure('Validating', 'authz', [webhook('authz.example.com', '/deny-connect', 'wh-authz', {
+      matchConditions: [{ name: 'not-cluster-admin', expression: "!authorizer.group('').resource('nodes').check('delete').allowed()" }],
+    })]);
+    const byAdmin = await http(r, 'POST', '/api/v1/namespaces/wh-authz/pods', podYaml('wh-authz', 'by-admin'));
+    expect(byAdmin.status, byAdmin.text).toBe(201);
+    const byTenant = await as(r, tenant, 'POST', '/api/v1/namespaces/wh-authz/pods', podYaml('wh-authz', 'by-tenant'));
+    expect(byTenant.status).toBe(403);
+    expect(byTenant.json.message).toMatch(/^admission webhook "authz.example.com" denied the request: /);
+    // requestResource: the tenant may create pods in its namespace, so a condition on it matches.
+    await namespace('wh-authz-own');
+    await configure('Validating', 'authz-own', [webhook('own.example.com', '/allow', 'wh-authz-own', {
+      matchConditions: [{ name: 'may-create', expression: "authorizer.requestResource.check('create').allowed()" }],
+    })]);
+    expect((await http(r, 'POST', '/api/v1/namespaces/wh-authz-own/pods', podYaml('wh-authz-own', 'p'))).status).toBe(201);
+    expect(seen('/allow', 'wh-authz-own').length).toBe(1);
   });
 });
 

@@ -43,13 +43,11 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, ms = 5
 const BASE = '/apis/example.com/v1/namespaces/w/widgets';
 
 describe('custom resources through clients', () => {
-  it('a new CRD is served at once', async () => {
-    const t0 = Date.now();
+  it('a new CRD is served at once: the first request after the create finds its type', async () => {
+    // No polling: the create answers once this gateway serves the type (kube's CRD handler is ready as the
+    // Established condition is set), so the very next request must not 404.
     expect((await http(r, 'POST', CRD_PATH, widgets())).status).toBe(201);
-    const served = await waitFor('the type to be served', async () => ((await http(r, 'GET', BASE)).status === 200 ? Date.now() : undefined));
-    const ms = served - t0;
-    console.log(`new CRD served after ${ms} ms`);
-    expect(ms).toBeLessThan(1000);
+    expect((await http(r, 'GET', BASE)).status).toBe(200);
   });
 
   it('@kubernetes/client-node CustomObjectsApi and an informer', async () => {

@@ -24,14 +24,14 @@ export interface TestSecrets {
 }
 
 /** A gateway with `secrets` (default: TOKEN and SIGNING_KEY; `{}` starts one with none). */
-export async function startTestGateway(opts: { persistDir?: string; vars?: Record<string, string>; listener?: Partial<ListenerLimits>; secrets?: TestSecrets } = {}): Promise<Running> {
+export async function startTestGateway(opts: { persistDir?: string; vars?: Record<string, string>; listener?: Partial<ListenerLimits>; listenerUpstream?: 'entry' | 'direct'; secrets?: TestSecrets } = {}): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), 'edgeplane-e2e-'));
   const persistDir = opts.persistDir ?? join(dir, 'state');
   const secrets = opts.secrets ?? { adminToken: TOKEN, serviceAccountSigningKey: SIGNING_KEY };
   // Control loops create objects (default ServiceAccounts, Nodes, events) that tests counting objects exactly
   // do not expect: off unless a test asks for them.
   const vars = { CONTROLLERS: 'off', ...opts.vars };
-  const gateway = await startGateway({ port: 0, persistDir, ...secrets, vars, listener: opts.listener });
+  const gateway = await startGateway({ port: 0, persistDir, ...secrets, vars, listener: opts.listener, listenerUpstream: opts.listenerUpstream });
   const kubeconfig = join(dir, 'kubeconfig');
   writeKubeconfig(kubeconfig, gateway, TOKEN);
   return { gateway, dir, kubeconfig, persistDir };

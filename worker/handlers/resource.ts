@@ -16,6 +16,7 @@ import { patch } from './patch';
 import { deleteCollection, deleteOne } from './delete';
 import { CONNECT_SUBRESOURCES, podConnect, podLog, proxy } from './pod-subresources';
 import { componentStatuses } from './component-statuses';
+import { admitConnect } from '../admission-webhooks-connect';
 import { metricsApi } from './metrics-api';
 import { unavailableAggregated } from './aggregated';
 import type { Ctx, Handler } from './call';
@@ -39,6 +40,8 @@ export async function handleResource(c: Ctx, info: ResourceRequest): Promise<Res
   if (info.subresource && requested.subresources.includes(info.subresource as Subresource)) {
     if (!subresourceInfo(requested, info.subresource as Subresource).verbs.includes(info.verb)) throw new StatusError(methodNotAllowed());
     const url = new URL(c.req.url);
+    // CONNECT admission (webhooks, policies) before the connection, as kube's ConnectResource.
+    await admitConnect(c, requested, info, url);
     if (info.subresource === 'log') return podLog(c, info, url);
     if (CONNECT_SUBRESOURCES.has(info.subresource)) return podConnect(c, info, url);
     if (info.subresource === 'proxy') return proxy(c, requested, info);

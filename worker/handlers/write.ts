@@ -19,8 +19,9 @@ import { admissionInputs } from '../admission-inputs';
 import { writeCharged } from '../quota-charge';
 import { isApplyPatch } from '../../core/apply/apply-body';
 import { settle } from './after-write';
-import { addValidatingStage, afterWebhookConfigWrite, writeWithWebhooks } from '../admission-webhooks';
+import { addMutatingStage, addValidatingStage, afterWebhookConfigWrite, writeWithWebhooks } from '../admission-webhooks';
 import { admissionPolicyStage } from '../admission-policy';
+import { mutatingPolicyStage } from '../admission-policy-mutating';
 import type { Ctx, ResourceCall } from './call';
 
 /**
@@ -76,6 +77,8 @@ export async function send(c: Ctx, call: ResourceCall, req: WriteRequest, query:
   if (call.view) req.view = call.view.apiVersion;
   // ValidatingAdmissionPolicy judges beside the validating webhooks (registered once per isolate: its bindings are stable).
   addValidatingStage(admissionPolicyStage(c.env, c.get('settings')));
+  // MutatingAdmissionPolicy just before the mutating webhooks (nothing read while its API is not served).
+  addMutatingStage(mutatingPolicyStage(c.env, c.get('settings')));
   const write = (r: WriteRequest, over: Pick<WriteOptions, 'dryRun'> = {}) => storeWrite(c, call, r, { ...query, ...options, ...over });
   // Admission webhooks, only when one could match (worker/admission-webhooks.ts): they see the store's dry run.
   const result = (await writeWithWebhooks(c, call, req, query.dryRun, write)) ?? (await write(req));

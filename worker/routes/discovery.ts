@@ -9,7 +9,7 @@ import { openApiV3Index, publishedV3Document } from '../../core/discovery/openap
 import { customV3Document, customV3IndexPaths } from '../../core/crd/openapi';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Json, openApiV2Protobuf } from '../../core/discovery/openapi-v2';
 import { unknownResource, statusResponse } from '../../core/status';
-import { unavailableAggregated } from '../handlers/aggregated';
+import { discoveryOverlayFor, staleBuiltIn, unavailableAggregated } from '../handlers/aggregated';
 
 export const discovery = new Hono<AppEnv>();
 
@@ -20,16 +20,21 @@ discovery.get('/api', (c) => {
   const v = negotiateAggregated(c.req.header('accept'));
   return v ? aggregated(aggregatedCore(v), v) : withVary(c.json(apiVersions(new URL(c.req.url).host)));
 });
-discovery.get('/apis', (c) => {
+// The APIServices that hand a group version to a Service shape these documents as kube-aggregator's do.
+discovery.get('/apis', async (c) => {
   const v = negotiateAggregated(c.req.header('accept'));
-  return v ? aggregated(aggregatedGroups(v), v) : withVary(c.json(apiGroupList()));
+  const overlay = await discoveryOverlayFor(c);
+  return v ? aggregated(aggregatedGroups(v, overlay), v) : withVary(c.json(apiGroupList(overlay)));
 });
 discovery.get('/api/:version', (c) => found(apiResourceList('', c.req.param('version'))));
-discovery.get('/apis/:group', (c) => found(apiGroup(c.req.param('group'))));
+discovery.get('/apis/:group', async (c) => found(apiGroup(c.req.param('group'), await discoveryOverlayFor(c))));
 discovery.get('/apis/:group/:version', async (c) => {
-  const doc = apiResourceList(c.req.param('group'), c.req.param('version'));
-  // A group version only an unavailable APIService names: the aggregator's 503 (worker/handlers/aggregated.ts).
-  return (!doc && (await unavailableAggregated(c, c.req.param('group'), c.req.param('version')))) || found(doc);
+  const group = c.req.param('group'), version = c.req.param('version');
+  const doc = apiResourceList(group, version);
+  // A group version only an unavailable APIService names, or a built-in one such an APIService took over
+  // (metrics-server's v1beta1.metrics.k8s.io): the aggregator's 503 (worker/handlers/aggregated.ts).
+  const unavailable = doc ? await staleBuiltIn(c, group, version) : await unavailableAggregated(c, group, version);
+  return unavailable || found(doc);
 });
 discovery.get('/openapi/v3', (c) => {
   const index = openApiV3Index();

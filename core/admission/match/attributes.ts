@@ -2,7 +2,7 @@
 // version the object is presented in): shared by the matcher (./matcher.ts), matchConditions (./conditions.ts)
 // and the AdmissionReview request builder (./review-request.ts).
 
-import type { ResourceType } from '../../registry';
+import { subresourceInfo, type ResourceType } from '../../registry';
 import type { KubeObject } from '../../object-meta';
 import type { UserInfo } from '../../rbac/authorize';
 import type { AdmissionOperation, GroupVersionKind, GroupVersionResource, RuleAttributes } from './rules';
@@ -37,7 +37,7 @@ export function gvrOf(t: Pick<ResourceType, 'group' | 'version' | 'resource'>): 
 
 /**
  * The kind of the object a request on `t`/`subresource` carries (kube's attr.GetKind): the type's own kind, or a
- * subresource's (Scale, Binding, Eviction, TokenRequest).
+ * subresource's (Scale, Binding, Eviction, TokenRequest, a connect subresource's options).
  */
 export function kindOf(t: Pick<ResourceType, 'group' | 'version' | 'kind'>, subresource: string): GroupVersionKind {
   switch (subresource) {
@@ -49,6 +49,12 @@ export function kindOf(t: Pick<ResourceType, 'group' | 'version' | 'kind'>, subr
       return { group: 'policy', version: 'v1', kind: 'Eviction' };
     case 'token':
       return { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
+    // Connect subresources: their options kind (PodExecOptions, …; installer.go registers the connecter's options).
+    case 'exec':
+    case 'attach':
+    case 'portforward':
+    case 'proxy':
+      return { group: '', version: 'v1', kind: subresourceInfo(t, subresource).kind };
     default:
       return { group: t.group, version: t.version, kind: t.kind };
   }

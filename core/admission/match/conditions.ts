@@ -4,9 +4,12 @@
 // follows failurePolicy: Fail refuses the request, Ignore skips the hook. Evaluated in the CRD rules' CEL
 // environment (core/crd/cel/library.ts) with its step counter as the cost bound: kube's per-expression limit and a
 // budget for all the conditions of one request (apiserver/pkg/apis/cel config.go
-// RuntimeCELCostBudgetMatchConditions).
+// RuntimeCELCostBudgetMatchConditions). Compiled in the admission policies' environment, so `authorizer` is there
+// as kube declares it for webhooks (HasAuthorizer): the caller puts one in the activation (policy/environment.ts
+// requestAuthorizer), answering from checks it resolved; without one, a condition using it errors.
 
-import { celEnvironmentWith, CostLimitExceeded, PER_CALL_STEPS, withStepLimit } from '../../crd/cel/library';
+import { CostLimitExceeded, PER_CALL_STEPS, withStepLimit } from '../../crd/cel/library';
+import { policyEnvironment } from '../policy/environment';
 import { toCel } from '../../crd/cel/evaluate';
 import { ByteLru } from '../../byte-lru';
 
@@ -17,8 +20,6 @@ export interface MatchCondition {
 
 /** RuntimeCELCostBudgetMatchConditions. */
 export const MATCH_CONDITIONS_BUDGET = 10_000_000;
-
-export const CONDITION_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables'] as const;
 
 export type ConditionResult = { matches: true } | { matches: false; failedCondition?: string } | { matches: 'error'; error: string };
 
@@ -32,7 +33,7 @@ export function compileExpression(expression: string): Program | { error: string
   let p = programs.get(expression);
   if (!p) {
     try {
-      const parsed = celEnvironmentWith(CONDITION_VARIABLES).parse(expression) as unknown as Program;
+      const parsed = policyEnvironment().parse(expression) as unknown as Program;
       const checked = parsed.check?.();
       if (checked && !checked.valid) p = { error: `compilation failed: ${messageOf(checked.error)}` };
       else if (checked && checked.type !== 'bool' && checked.type !== 'dyn') p = { error: 'compilation failed: cel expression must evaluate to a bool' };
@@ -48,8 +49,9 @@ export function compileExpression(expression: string): Program | { error: string
 const messageOf = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0];
 
 /** The CEL activation of an admission request: the JSON values as CEL sees them (integers as int). */
-export function celActivation(vars: { object: unknown; oldObject: unknown; request: unknown; params?: unknown; namespaceObject?: unknown }): Record<string, unknown> {
+export function celActivation(vars: { object: unknown; oldObject: unknown; request: unknown; params?: unknown; namespaceObject?: unknown; authorizer?: unknown }): Record<string, unknown> {
   return {
+    ...(vars.authorizer ? { authorizer: vars.authorizer } : {}),
     object: toCel(undefined, vars.object ?? null, false),
     oldObject: toCel(undefined, vars.oldObject ?? null, false),
     request: toCel(undefined, vars.request, false),

@@ -42,9 +42,10 @@ function typeName(t: string): string {
 
 /**
  * One expression. `hasParams`: the policy declares a paramKind (kube declares `params` only then);
- * `authorizer`: the expression kind may use the authorizer (not messageExpression nor auditAnnotations).
+ * `authorizer`: the expression kind may use the authorizer (not messageExpression nor auditAnnotations);
+ * `mutation`: a MutatingAdmissionPolicy's mutation, which may use `jsonpatch`.
  */
-export function compileExpression(expression: string, returns: ReturnType, hasParams: boolean, authorizer: boolean): CompiledExpression {
+export function compileExpression(expression: string, returns: ReturnType, hasParams: boolean, authorizer: boolean, mutation = false): CompiledExpression {
   const out: CompiledExpression = { expression, usesAuthorizer: false };
   const env = policyEnvironment();
   let parsed: Program;
@@ -55,7 +56,8 @@ export function compileExpression(expression: string, returns: ReturnType, hasPa
     return out;
   }
   const { ids, functions } = scan(parsed.ast);
-  const undeclared = [...(hasParams ? [] : ['params']), ...(authorizer ? [] : ['authorizer'])].find((v) => ids.has(v));
+  // kube declares `jsonpatch` (the JSONPatch library) for a MutatingAdmissionPolicy's mutations only.
+  const undeclared = [...(hasParams ? [] : ['params']), ...(authorizer ? [] : ['authorizer']), ...(mutation ? [] : ['jsonpatch'])].find((v) => ids.has(v));
   if (undeclared) {
     const at = expression.search(new RegExp(`\\b${undeclared}\\b`));
     out.error = `compilation failed: ${celIssue(expression, { message: `undeclared reference to '${undeclared}' (in container '')`, range: { start: Math.max(0, at) } })}`;

@@ -62,6 +62,10 @@ export class ResourceCheck {
   }
 }
 
+/** kube's JSONPatch library (apiserver pkg/cel/library/jsonpatch.go): `jsonpatch.escapeKey(k)` as RFC 6901 escapes it. */
+export class JsonPatchLibrary {}
+export const JSONPATCH = new JsonPatchLibrary();
+
 export class Decision {
   constructor(readonly answer: AuthzAnswer) {}
 }
@@ -81,6 +85,9 @@ function declare(env: Environment, add: (signature: string, fn: (...args: never[
   env.registerType('kubernetes.authorization.Decision', Decision);
   for (const v of ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables']) env.registerVariable(v, 'dyn');
   env.registerVariable('authorizer', 'kubernetes.authorization.Authorizer');
+  env.registerType('kubernetes.JSONPatch', JsonPatchLibrary);
+  env.registerVariable('jsonpatch', 'kubernetes.JSONPatch');
+  add('kubernetes.JSONPatch.escapeKey(string): string', (_l: JsonPatchLibrary, k: string) => k.replaceAll('~', '~0').replaceAll('/', '~1'));
   add('kubernetes.authorization.Authorizer.path(string): kubernetes.authorization.PathCheck', (a: Authorizer, p: string) => new PathCheck(a, p));
   add('kubernetes.authorization.Authorizer.group(string): kubernetes.authorization.GroupCheck', (a: Authorizer, g: string) => new GroupCheck(a, g));
   add('kubernetes.authorization.Authorizer.serviceAccount(string, string): kubernetes.authorization.Authorizer', (a: Authorizer, ns: string, name: string) => {
@@ -100,6 +107,17 @@ function declare(env: Environment, add: (signature: string, fn: (...args: never[
   add('kubernetes.authorization.Decision.reason(): string', (d: Decision) => d.answer.reason);
   add('kubernetes.authorization.Decision.errored(): bool', (d: Decision) => d.answer.error !== undefined);
   add('kubernetes.authorization.Decision.error(): string', (d: Decision) => d.answer.error ?? '');
+}
+
+/**
+ * The `authorizer` variable of one request (cel activation.go): checks answered by `lookup`, and
+ * requestResource the request's own group, resource, subresource, namespace and name (AdmissionRequest fields).
+ */
+export function requestAuthorizer(lookup: AuthzLookup, request: unknown): Authorizer {
+  const authorizer = new Authorizer(lookup);
+  const r = (request ?? {}) as { resource?: { group?: string; resource?: string }; subResource?: string; namespace?: string; name?: string };
+  authorizer.requestResource = new ResourceCheck(authorizer, r.resource?.group ?? '', r.resource?.resource ?? '', r.subResource ?? '', r.namespace ?? '', r.name ?? '');
+  return authorizer;
 }
 
 /** The environment every policy expression compiles in (built on first use). */

@@ -11,7 +11,7 @@ import { CostLimitExceeded, PER_CALL_STEPS, stepsTaken, withStepLimit } from '..
 import { runtimeErrorText } from '../../crd/cel/evaluate';
 import { RegexBudget, RegexBudgetExceeded } from '../../regex/budget';
 import { useRegexBudget } from '../../crd/cel/regex';
-import { Authorizer, checkKey, ResourceCheck, type AuthzCheck, type AuthzLookup } from './environment';
+import { checkKey, JSONPATCH, requestAuthorizer, type AuthzCheck, type AuthzLookup } from './environment';
 import type { CompiledExpression, CompiledPolicy } from './compile';
 
 /** apiserver/pkg/apis/cel config.go RuntimeCELCostBudget: one policy evaluation (binding × param). */
@@ -80,22 +80,27 @@ export function toCelValue(v: unknown): unknown {
   return v;
 }
 
-class OutOfBudget extends Error {
+export class OutOfBudget extends Error {
   constructor() {
     super(OUT_OF_BUDGET);
   }
 }
 
-interface Outcome {
+export interface Outcome {
   value?: unknown;
   error?: string;
 }
 
 /** One policy × binding × param evaluation. */
-class Evaluation {
+export class Evaluation {
   remaining = RUNTIME_COST_BUDGET;
   readonly pending = new Map<string, AuthzCheck>();
   private readonly ctx: Record<string, unknown>;
+
+  /** A mutating policy's next mutation sees the object as the previous one left it. */
+  setObject(object: unknown): void {
+    this.ctx.object = toCelValue(object ?? null);
+  }
 
   constructor(policy: CompiledPolicy, input: PolicyInput, params: unknown, private readonly budget: RequestBudget) {
     const authorize: AuthzLookup = (check) => {
@@ -104,9 +109,7 @@ class Evaluation {
       return answer;
     };
     const variables: Record<string, unknown> = {};
-    const authorizer = new Authorizer(authorize);
-    const r = input.request as { resource?: { group?: string; resource?: string }; subResource?: string; namespace?: string; name?: string };
-    authorizer.requestResource = new ResourceCheck(authorizer, r.resource?.group ?? '', r.resource?.resource ?? '', r.subResource ?? '', r.namespace ?? '', r.name ?? '');
+    const authorizer = requestAuthorizer(authorize, input.request);
     this.ctx = {
       object: toCelValue(input.object ?? null),
       oldObject: toCelValue(input.oldObject ?? null),
@@ -115,6 +118,7 @@ class Evaluation {
       namespaceObject: toCelValue(input.namespaceObject ?? null),
       variables,
       authorizer,
+      jsonpatch: JSONPATCH,
     };
     // composition.go: a variable is evaluated when an expression first reads it, once; its cost is that
     // expression's (here: counted by the running evaluation's step counter).
@@ -172,6 +176,26 @@ class Evaluation {
 const failAction = (f: string) => (f === 'Ignore' ? 'admit' : 'deny');
 
 /**
+ * matchConditions (matchconditions/matcher.go): any false skips the policy; otherwise errors take the failure
+ * policy (Ignore: skipped too; else the aggregate error). Throws OutOfBudget.
+ */
+export async function matchConditionsGate(policy: CompiledPolicy, ev: Evaluation, budget: RequestBudget): Promise<'match' | 'skip' | { error: string }> {
+  if (!policy.matchConditions.length) return 'match';
+  const mc = { remaining: MATCH_CONDITIONS_BUDGET };
+  const errors: string[] = [];
+  for (const m of policy.matchConditions) {
+    await budget.pause();
+    const out = ev.run(m.compiled, mc);
+    if (out.error !== undefined) errors.push(out.error);
+    else if (out.value === false) return 'skip';
+  }
+  // A mix of true and errors resorts to the failure policy (Ignore: the policy does not apply).
+  if (!errors.length) return 'match';
+  if (policy.failurePolicy === 'Ignore') return 'skip';
+  return { error: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` };
+}
+
+/**
  * validator.go Validate for one binding and param: matchConditions (none false, no error) gate the validations;
  * any evaluation error becomes the failure policy's decision.
  */
@@ -180,21 +204,9 @@ export async function validatePolicy(policy: CompiledPolicy, input: PolicyInput,
   const result: ValidateResult = { decisions: [], auditAnnotations: [], pending: [] };
   const fail = (message: string): ValidateResult => ({ decisions: [{ action: failAction(policy.failurePolicy), evaluation: 'error', message, index: 0 }], auditAnnotations: [], pending: [...ev.pending.values()] });
   try {
-    if (policy.matchConditions.length) {
-      const mc = { remaining: MATCH_CONDITIONS_BUDGET };
-      const errors: string[] = [];
-      for (const m of policy.matchConditions) {
-        await budget.pause();
-        const out = ev.run(m.compiled, mc);
-        if (out.error !== undefined) errors.push(out.error);
-        else if (out.value === false) return { ...result, pending: [...ev.pending.values()] };
-      }
-      // matcher.go: a mix of true and errors resorts to the failure policy (Ignore: the policy does not apply).
-      if (errors.length) {
-        if (policy.failurePolicy === 'Ignore') return { ...result, pending: [...ev.pending.values()] };
-        return fail(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
-      }
-    }
+    const gate = await matchConditionsGate(policy, ev, budget);
+    if (gate === 'skip') return { ...result, pending: [...ev.pending.values()] };
+    if (gate !== 'match') return fail(gate.error);
     const outcomes: Outcome[] = [];
     for (const v of policy.validations) {
       await budget.pause();

@@ -75,3 +75,29 @@ export type ValidatingAdmissionPolicy = KubeObject & { spec?: PolicySpec; status
 export type ValidatingAdmissionPolicyBinding = KubeObject & { spec?: BindingSpec };
 
 export const POLICY_GROUP = 'admissionregistration.k8s.io';
+
+/** admissionregistration.k8s.io/v1alpha1 Mutation: one ApplyConfiguration or JSONPatch expression. */
+export interface Mutation {
+  patchType?: 'ApplyConfiguration' | 'JSONPatch' | string;
+  applyConfiguration?: { expression?: string };
+  jsonPatch?: { expression?: string };
+}
+
+export interface MutatingPolicySpec {
+  paramKind?: ParamKind;
+  matchConstraints?: MatchResources;
+  variables?: NamedExpression[];
+  mutations?: Mutation[];
+  failurePolicy?: 'Fail' | 'Ignore';
+  matchConditions?: NamedExpression[];
+  reinvocationPolicy?: 'Never' | 'IfNeeded';
+}
+
+export interface MutatingBindingSpec {
+  policyName?: string;
+  paramRef?: ParamRef;
+  matchResources?: MatchResources;
+}
+
+export type MutatingAdmissionPolicy = KubeObject & { spec?: MutatingPolicySpec };
+export type MutatingAdmissionPolicyBinding = KubeObject & { spec?: MutatingBindingSpec };

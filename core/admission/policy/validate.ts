@@ -9,6 +9,7 @@ import { duplicate, forbidden, invalidValue, labelKeyMessages, notSupported, req
 import { validateLabelSelector } from '../../validation/selector';
 import { Causes, type Obj } from '../../validation/shape';
 import { compileExpression } from './compile';
+import { rewriteConstruction } from './mutate';
 import { validatingAdmissionPolicy as defaultPolicy, validatingAdmissionPolicyBinding as defaultBinding } from '../defaults/more-groups';
 
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
@@ -24,11 +25,11 @@ const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'con
 const isCelIdentifier = (s: string) => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(s) && !CEL_RESERVED.has(s);
 
 /** validateRuleWithOperations / validateRule, for the rules of matchResources. */
-function validateRule(v: Causes, r: Obj, path: string): void {
+function validateRule(v: Causes, r: Obj, path: string, operations: readonly string[]): void {
   const ops = v.strs(r.operations, `${path}.operations`);
   if (!ops.length) v.add(required(`${path}.operations`));
   if (ops.length > 1 && ops.includes('*')) v.add(invalidValue(`${path}.operations`, ops, "if '*' is present, must not specify other operations"));
-  ops.forEach((o, i) => OPERATIONS.includes(o) || v.add(notSupported(`${path}.operations[${i}]`, o, OPERATIONS)));
+  ops.forEach((o, i) => operations.includes(o) || v.add(notSupported(`${path}.operations[${i}]`, o, [...operations])));
   const groups = v.strs(r.apiGroups, `${path}.apiGroups`);
   if (!groups.length) v.add(required(`${path}.apiGroups`));
   if (groups.length > 1 && groups.includes('*')) v.add(invalidValue(`${path}.apiGroups`, groups, "if '*' is present, must not specify other API groups"));
@@ -52,7 +53,7 @@ function validateRule(v: Causes, r: Obj, path: string): void {
   if (scope !== undefined && !SCOPES.includes(scope)) v.add(notSupported(`${path}.scope`, scope, SCOPES));
 }
 
-function validateMatchResources(v: Causes, m: Obj | undefined, path: string): void {
+function validateMatchResources(v: Causes, m: Obj | undefined, path: string, operations: readonly string[] = OPERATIONS): void {
   if (!m) return;
   const mp = v.str(m.matchPolicy, `${path}.matchPolicy`);
   if (mp === undefined) v.add(required(`${path}.matchPolicy`));
@@ -71,7 +72,7 @@ function validateMatchResources(v: Causes, m: Obj | undefined, path: string): vo
         if (names.has(n)) v.add(duplicate(`${p}.resourceNames[${j}]`, n));
         names.add(n);
       });
-      validateRule(v, r, p);
+      validateRule(v, r, p, operations);
     });
   }
 }
@@ -120,10 +121,8 @@ function defaulted(obj: Obj, fill: (o: Obj) => void): Obj {
   return copy;
 }
 
-export function validateAdmissionPolicy(v: Causes, raw: Obj): void {
-  const obj = defaulted(raw, defaultPolicy);
-  const spec = v.obj(obj.spec, 'spec') ?? {};
-  const name = typeof (obj.metadata as Obj | undefined)?.name === 'string' ? ((obj.metadata as Obj).name as string) : '';
+/** What both policy kinds share: failurePolicy, paramKind, matchConstraints, matchConditions, variables. */
+function validatePolicyCommon(v: Causes, spec: Obj, operations: readonly string[] = OPERATIONS): { hasParams: boolean } {
   const fp = v.str(spec.failurePolicy, 'spec.failurePolicy');
   if (fp === undefined) v.add(required('spec.failurePolicy'));
   else if (!FAILURE_POLICIES.includes(fp)) v.add(notSupported('spec.failurePolicy', fp, FAILURE_POLICIES));
@@ -133,7 +132,7 @@ export function validateAdmissionPolicy(v: Causes, raw: Obj): void {
   const mc = v.obj(spec.matchConstraints, 'spec.matchConstraints');
   if (!mc) v.add(required('spec.matchConstraints'));
   else {
-    validateMatchResources(v, mc, 'spec.matchConstraints');
+    validateMatchResources(v, mc, 'spec.matchConstraints', operations);
     if (!v.arr(mc.resourceRules, 'spec.matchConstraints.resourceRules').length) v.add(required('spec.matchConstraints.resourceRules'));
   }
   const conditions = v.objs(spec.matchConditions, 'spec.matchConditions');
@@ -159,6 +158,14 @@ export function validateAdmissionPolicy(v: Causes, raw: Obj): void {
     if (!e.trim()) v.add(required(`${p}.expression`, 'expression is not specified'));
     else expression(v, e, 'any', hasParams, true, `${p}.expression`);
   });
+  return { hasParams };
+}
+
+export function validateAdmissionPolicy(v: Causes, raw: Obj): void {
+  const obj = defaulted(raw, defaultPolicy);
+  const spec = v.obj(obj.spec, 'spec') ?? {};
+  const name = typeof (obj.metadata as Obj | undefined)?.name === 'string' ? ((obj.metadata as Obj).name as string) : '';
+  const { hasParams } = validatePolicyCommon(v, spec);
   const validations = v.objs(spec.validations, 'spec.validations');
   const annotations = v.objs(spec.auditAnnotations, 'spec.auditAnnotations');
   if (!validations.length && !annotations.length) {
@@ -197,7 +204,11 @@ export function validateAdmissionPolicy(v: Causes, raw: Obj): void {
 }
 
 export function validateAdmissionPolicyBinding(v: Causes, raw: Obj): void {
-  const obj = defaulted(raw, defaultBinding);
+  const spec = validateBindingCommon(v, defaulted(raw, defaultBinding));
+  validateActions(v, spec);
+}
+
+function validateBindingCommon(v: Causes, obj: Obj, operations: readonly string[] = OPERATIONS): Obj {
   const spec = v.obj(obj.spec, 'spec') ?? {};
   const policyName = v.str(spec.policyName, 'spec.policyName') ?? '';
   if (!policyName) v.add(required('spec.policyName'));
@@ -220,7 +231,11 @@ export function validateAdmissionPolicyBinding(v: Causes, raw: Obj): void {
     else if (action !== 'Deny' && action !== 'Allow') v.add(notSupported('spec.paramRef.parameterNotFoundAction', action, ['Deny', 'Allow']));
   }
   // kube spells this path "matchResouces".
-  validateMatchResources(v, v.obj(spec.matchResources, 'spec.matchResources'), 'spec.matchResouces');
+  validateMatchResources(v, v.obj(spec.matchResources, 'spec.matchResources'), 'spec.matchResouces', operations);
+  return spec;
+}
+
+function validateActions(v: Causes, spec: Obj): void {
   const actions = v.strs(spec.validationActions, 'spec.validationActions');
   const seen = new Set<string>();
   actions.forEach((a, i) => {
@@ -232,4 +247,54 @@ export function validateAdmissionPolicyBinding(v: Causes, raw: Obj): void {
     v.add(invalidValue('spec.validationActions', actions, 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
   }
   if (!seen.size) v.add(required('spec.validationActions', 'at least one validation action is required'));
+}
+
+const PATCH_TYPES = ['ApplyConfiguration', 'JSONPatch'];
+const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
+// A MutatingAdmissionPolicy (and its binding) may not match DELETE; `*` means CREATE, UPDATE and CONNECT.
+const MUTATING_OPERATIONS = ['*', 'CONNECT', 'CREATE', 'UPDATE'];
+
+/**
+ * MutatingAdmissionPolicy (v1alpha1): what it shares with the validating policy, then mutations — patchType, the
+ * expression of its applyConfiguration or jsonPatch compiled (Object{…}/JSONPatch{…} construction as ./mutate.ts
+ * reads it) — reinvocationPolicy (required), and no DELETE in the rules.
+ */
+export function validateMutatingAdmissionPolicy(v: Causes, raw: Obj): void {
+  const obj = defaulted(raw, defaultPolicy);
+  const spec = v.obj(obj.spec, 'spec') ?? {};
+  const { hasParams } = validatePolicyCommon(v, spec, MUTATING_OPERATIONS);
+  const mutations = v.objs(spec.mutations, 'spec.mutations');
+  if (!mutations.length) v.add(required('spec.mutations', 'mutations must contain at least one item'));
+  mutations.forEach((m, i) => {
+    const p = `spec.mutations[${i}]`;
+    const type = v.str(m.patchType, `${p}.patchType`);
+    if (!type) {
+      v.add(required(`${p}.patchType`));
+      return;
+    }
+    if (!PATCH_TYPES.includes(type)) {
+      v.add(notSupported(`${p}.patchType`, type, PATCH_TYPES));
+      return;
+    }
+    const field = type === 'JSONPatch' ? 'jsonPatch' : 'applyConfiguration';
+    const holder = v.obj(m[field], `${p}.${field}`);
+    if (!holder) {
+      v.add(required(`${p}.${field}`, `${field} field is required when patchType is ${type}`));
+      return;
+    }
+    const e = v.str(holder.expression, `${p}.${field}.expression`) ?? '';
+    if (!e.trim()) v.add(required(`${p}.${field}.expression`));
+    else {
+      const c = compileExpression(rewriteConstruction(e), 'any', hasParams, true, true);
+      if (c.error) v.add(invalidValue(`${p}.${field}.expression`, e, c.error));
+    }
+  });
+  const reinvocation = v.str(spec.reinvocationPolicy, 'spec.reinvocationPolicy');
+  if (reinvocation === undefined) v.add(required('spec.reinvocationPolicy'));
+  else if (!REINVOCATION_POLICIES.includes(reinvocation)) v.add(notSupported('spec.reinvocationPolicy', reinvocation, REINVOCATION_POLICIES));
+}
+
+/** MutatingAdmissionPolicyBinding (v1alpha1): policyName, paramRef and matchResources as the validating binding's. */
+export function validateMutatingAdmissionPolicyBinding(v: Causes, raw: Obj): void {
+  validateBindingCommon(v, defaulted(raw, defaultBinding), MUTATING_OPERATIONS);
 }

@@ -16,6 +16,7 @@ import { matchRequest, namespaceToRead, type Invocation } from '../match/matcher
 import { admissionRequest, admissionReview, type AdmissionRequest } from '../match/review-request';
 import { forbidden } from '../../status';
 import type { ValidatingVerdict } from '../validating-stage';
+import { checkKey, requestAuthorizer, type AuthzAnswer, type AuthzCheck } from '../policy/environment';
 import { criteriaOf, type Webhook } from './config';
 import { callingWebhookError, callingWebhookStatus, deniedStatus, dryRunUnsupported, verifyAdmissionResponse, type AdmissionResponse } from './response';
 
@@ -28,7 +29,16 @@ export interface DispatchDeps {
   /** The labels of a namespace (null: not found). */
   namespaceLabels(name: string): Promise<Record<string, string> | null>;
   uid(): string;
+  /**
+   * Answers one `authorizer` check of a matchCondition for the request's user (the real authorizer); absent: such
+   * checks read as errored decisions.
+   */
+  authorize?(check: AuthzCheck): Promise<AuthzAnswer>;
 }
+
+/** Distinct authorizer checks one webhook's matchConditions may ask, and the rounds of asking (as the policies'). */
+const MAX_AUTHZ_CHECKS = 64;
+const MAX_AUTHZ_ROUNDS = 4;
 
 export interface DispatchOutcome {
   warnings: string[];
@@ -57,12 +67,35 @@ async function shouldCall(hook: Webhook, a: RequestAttributes, deps: DispatchDep
   if (m.matches === 'error') throw new StatusError(m.status);
   const request = admissionRequest(deps.uid(), a, m.invocation);
   if (hook.matchConditions.length) {
-    const r = evaluateMatchConditions(hook.matchConditions, celActivation({ object: a.object, oldObject: a.oldObject, request }), hook.failurePolicy);
+    const r = await conditionsWithAuthorizer(hook, a, request, deps);
     // generic/webhook.go: an error under Fail is a 403 about the object.
     if (r.matches === 'error') throw new StatusError(forbidden({ group: a.type.group, resource: a.type.resource }, a.name, r.error));
     if (!r.matches) return null;
   }
   return { invocation: m.invocation, request };
+}
+
+/**
+ * matchConditions with `authorizer` (matchconditions/matcher.go with a caching authorizer): evaluated; the checks
+ * they asked that are not answered yet are resolved through deps.authorize, then evaluated again (at most
+ * MAX_AUTHZ_ROUNDS times and MAX_AUTHZ_CHECKS checks; past that the unanswered checks stay errored decisions).
+ */
+async function conditionsWithAuthorizer(hook: Webhook, a: RequestAttributes, request: AdmissionRequest, deps: DispatchDeps) {
+  const answers = new Map<string, AuthzAnswer>();
+  for (let round = 0; ; round++) {
+    const pending = new Map<string, AuthzCheck>();
+    const lookup = (c: AuthzCheck) => {
+      const k = checkKey(c);
+      const known = answers.get(k);
+      if (!known) pending.set(k, c);
+      return known;
+    };
+    const authorizer = requestAuthorizer(lookup, request);
+    const r = evaluateMatchConditions(hook.matchConditions, celActivation({ object: a.object, oldObject: a.oldObject, request, authorizer }), hook.failurePolicy);
+    const authorize = deps.authorize;
+    if (!pending.size || !authorize || round >= MAX_AUTHZ_ROUNDS || answers.size + pending.size > MAX_AUTHZ_CHECKS) return r;
+    await Promise.all([...pending].map(async ([k, c]) => answers.set(k, await authorize(c))));
+  }
 }
 
 type HookResult =

@@ -90,7 +90,7 @@ describe('ServiceAccount admission', () => {
 
   it('refuses mirror pods that name an account', () => {
     const { store } = memoryStore();
-    const status = statusOf(() => run(store, create(pod({ serviceAccountName: 'default' }, { annotations: { 'kubernetes.io/config.mirror': 'x' } })), podInputs()));
+    const status = statusOf(() => run(store, create(pod({ serviceAccountName: 'default', nodeName: 'node-1' }, { annotations: { 'kubernetes.io/config.mirror': 'x' } })), podInputs()));
     expect(status.message).toBe('pods "p" is forbidden: a mirror pod may not reference service accounts');
   });
 });

@@ -6,6 +6,7 @@ import type { RequestAttributes } from '../../../core/admission/match';
 import { webhooksOf, type Webhook } from '../../../core/admission/webhook/config';
 import { runMutating, runValidating, type CallResult, type DispatchDeps } from '../../../core/admission/webhook/dispatch';
 import { StatusError } from '../../../core/status';
+import type { AuthzCheck } from '../../../core/admission/policy/environment';
 
 const pods = lookupGroupResource('core/pods')!;
 const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', labels: { app: 'web' } }, spec: {} };
@@ -105,6 +106,38 @@ describe('mutating webhooks', () => {
     const s = await refusal(runMutating(broken, attrs(), deps({ x: () => ({ allowed: true }) })));
     expect(s.code).toBe(403);
     expect(s.message).toMatch(/^pods "p" is forbidden: expression 'object.nope.deeper' resulted in error/);
+  });
+});
+
+describe('matchConditions with authorizer', () => {
+  it('asks the real authorizer for the request\'s user, then matches on its answer', async () => {
+    const hooks = webhooksOf('validating', [config('Validating', 'a', [
+      { name: 'admins-skip', matchConditions: [{ name: 'not-admin', expression: "!authorizer.group('').resource('nodes').check('delete').allowed()" }] },
+      { name: 'own', matchConditions: [{ name: 'may-get', expression: "authorizer.requestResource.check('get').allowed()" }] },
+    ])]);
+    const asked: AuthzCheck[] = [];
+    const d: DispatchDeps = {
+      ...deps({ 'admins-skip': () => ({ allowed: false, status: { message: 'no' } }), own: () => ({ allowed: true }) }),
+      authorize: async (c) => {
+        asked.push(c);
+        return { allowed: c.resource === 'pods', reason: '' };
+      },
+    };
+    const out = await runValidating(hooks, attrs(), d);
+    // jane may not delete nodes: admins-skip matches and denies; she may get pods: own is called too.
+    expect(out.deny?.message).toBe('admission webhook "admins-skip" denied the request: no');
+    expect(asked).toEqual([
+      { user: '', verb: 'delete', group: '', resource: 'nodes', subresource: '', namespace: '', name: '' },
+      { user: '', verb: 'get', group: '', resource: 'pods', subresource: '', namespace: 'ns', name: 'p' },
+    ]);
+    const admin: DispatchDeps = { ...deps({ 'admins-skip': () => ({ allowed: false }), own: () => ({ allowed: true }) }), authorize: async () => ({ allowed: true, reason: '' }) };
+    expect((await runValidating(hooks, attrs(), admin)).deny).toBeUndefined();
+  });
+  it('without an authorizer to ask, the check is an errored decision (failurePolicy decides)', async () => {
+    const hooks = webhooksOf('validating', [config('Validating', 'a', [{ name: 'x', failurePolicy: 'Fail', matchConditions: [{ name: 'e', expression: "authorizer.path('/healthz').check('get').errored()" }] }])]);
+    const calls: string[] = [];
+    await runValidating(hooks, attrs(), deps({ x: () => ({ allowed: true }) }, calls));
+    expect(calls).toEqual(['x']);
   });
 });
 

@@ -23,13 +23,13 @@ describe('aggregated discovery', () => {
     const [v1] = doc.items[0].versions;
     expect(v1.version).toBe('v1');
     expect(v1.freshness).toBe('Current');
-    const pods = v1.resources.find((r) => r.resource === 'pods')!;
+    const pods = v1.resources!.find((r) => r.resource === 'pods')!;
     expect(pods).toMatchObject({ responseKind: { group: '', version: '', kind: 'Pod' }, scope: 'Namespaced', singularResource: 'pod', shortNames: ['po'], categories: ['all'] });
     expect(pods.subresources?.find((s) => s.subresource === 'status')).toEqual({ subresource: 'status', responseKind: { group: '', version: '', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] });
-    expect(v1.resources.find((r) => r.resource === 'namespaces')!.scope).toBe('Cluster');
+    expect(v1.resources!.find((r) => r.resource === 'namespaces')!.scope).toBe('Cluster');
     // Same resources as the legacy /api/v1 (subresources folded into their resource).
     const legacy = apiResourceList('', 'v1')!.resources.filter((r) => !r.name.includes('/')).map((r) => r.name);
-    expect(v1.resources.map((r) => r.resource)).toEqual(legacy);
+    expect(v1.resources!.map((r) => r.resource)).toEqual(legacy);
   });
 
   it('groups: every named group of /apis in its order, preferred version first, scale as autoscaling/v1', () => {
@@ -37,7 +37,7 @@ describe('aggregated discovery', () => {
     expect(doc.items.map((i) => i.metadata.name)).toEqual(apiGroupList().groups.map((g) => g.name));
     const apps = doc.items.find((i) => i.metadata.name === 'apps')!;
     expect(apps.versions.map((v) => v.version)).toEqual(apiGroupList().groups.find((g) => g.name === 'apps')!.versions.map((v) => v.version));
-    const deploy = apps.versions[0].resources.find((r) => r.resource === 'deployments')!;
+    const deploy = apps.versions[0].resources!.find((r) => r.resource === 'deployments')!;
     expect(deploy.shortNames).toEqual(['deploy']);
     expect(deploy.subresources?.find((s) => s.subresource === 'scale')).toEqual({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] });
   });

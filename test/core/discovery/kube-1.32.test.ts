@@ -42,7 +42,7 @@ describe('kube 1.32 discovery', () => {
     expect(items.filter((g) => g.metadata.name !== METRICS)).toEqual(kube.groups);
     const metrics = items.at(-1)!;
     expect(metrics.metadata.name).toBe(METRICS);
-    expect(metrics.versions.map((v) => [v.version, v.resources.map((r) => [r.resource, r.responseKind.kind, r.scope, r.verbs])])).toEqual([
+    expect(metrics.versions.map((v) => [v.version, v.resources!.map((r) => [r.resource, r.responseKind.kind, r.scope, r.verbs])])).toEqual([
       ['v1beta1', [['nodes', 'NodeMetrics', 'Cluster', ['get', 'list']], ['pods', 'PodMetrics', 'Namespaced', ['get', 'list']]]],
     ]);
   });

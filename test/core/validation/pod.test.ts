@@ -231,3 +231,25 @@ describe('pod validation', () => {
     expect(performance.now() - start).toBeLessThan(2000);
   });
 });
+
+describe('mirror pods (ValidatePodSpecificAnnotations, ValidatePodSpecificAnnotationUpdates)', () => {
+  const M = 'metadata.annotations[kubernetes.io/config.mirror]';
+  const mirror = (hash = 'abc', nodeName = 'node-1') => mutated(pod, (p: Any) => {
+    p.metadata.annotations = { ...p.metadata.annotations, 'kubernetes.io/config.mirror': hash };
+    if (nodeName) p.spec.nodeName = nodeName;
+  });
+  const plain = () => mutated(pod, (p: Any) => { p.spec.nodeName = 'node-1'; });
+
+  it('a mirror pod must be bound to a node when created', () => {
+    expect(causesOf(mirror())).toEqual([]);
+    expect(causesOf(mirror('abc', ''))).toEqual([inv(M, '"abc"', 'must set spec.nodeName if mirror pod annotation is set')]);
+  });
+
+  it('an update may not add, remove or change the mirror annotation, and may change others', () => {
+    expect(causesOf(mirror(), plain())).toEqual([forb(M, 'may not add mirror pod annotation')]);
+    expect(causesOf(plain(), mirror())).toEqual([forb(M, 'may not remove or update mirror pod annotation')]);
+    expect(causesOf(mirror('def'), mirror('abc'))).toEqual([forb(M, 'may not remove or update mirror pod annotation')]);
+    expect(causesOf(mutated(() => mirror(), (p: Any) => { p.metadata.annotations.other = 'x'; }), mirror())).toEqual([]);
+    expect(causesOf(plain(), plain())).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+// Front door: MutatingAdmissionPolicy (admissionregistration.k8s.io/v1alpha1, served when RUNTIME_CONFIG enables
+// it) as a mutating stage (core/admission/mutating-stage.ts), run on the store's dry-run object just before the
+// mutating webhooks, as kube's MutatingAdmissionPolicy plugin runs before MutatingAdmissionWebhook. Matching,
+// params, namespace and the authorizer's answers are the validating policy's (./admission-policy.ts); the
+// mutations are core/admission/policy/mutate.ts's, merged by the kind's schema. A refusal (an error under
+// failurePolicy Fail) is thrown as kube's Status. Nothing is read when no binding exists.
+
+import { kindNode } from '../core/schema/compile';
+import type { SchemaNode } from '../core/schema/node';
+import { customApplyNode } from '../core/apply/custom-schema';
+import { DEDUCED } from '../core/apply/schema-view';
+import { admissionRequest, kindOf, type RequestAttributes } from '../core/admission/match';
+import type { MutatingStage } from '../core/admission/mutating-stage';
+import { checkKey, type AuthzAnswer } from '../core/admission/policy/environment';
+import type { PolicyInput } from '../core/admission/policy/evaluate';
+import { dispatchMutating, mutatingRefusalStatus } from '../core/admission/policy/mutate';
+import { policiesMayApply, policiesMayMatch } from '../core/admission/policy/plan';
+import type { ValidatingAdmissionPolicy } from '../core/admission/policy/types';
+import { StatusError } from '../core/status';
+import type { Settings } from '../core/settings';
+import { compiledMutatingPolicy, mutatingPolicySnapshot } from './admission-policy-source';
+import { authorize, deniedName, MAX_AUTHZ_CHECKS, MAX_AUTHZ_ROUNDS, preparePolicies, requestBudget } from './admission-policy';
+import type { Bindings } from './env';
+
+/** The schema a mutation's ApplyConfiguration is merged by: the object's kind's (a subresource's own kind). */
+function schemaOf(a: RequestAttributes): SchemaNode {
+  if (a.type.custom && !a.subresource) return customApplyNode(a.type.custom.schema);
+  const k = kindOf(a.type, a.subresource);
+  return kindNode(k.group, k.version, k.kind) ?? DEDUCED;
+}
+
+export function mutatingPolicyStage(env: Bindings, settings: Settings): MutatingStage {
+  return {
+    name: 'MutatingAdmissionPolicy',
+    async applies(a) {
+      if (!policiesMayApply(a)) return false;
+      const snap = await mutatingPolicySnapshot(env);
+      return snap.policies.length > 0 && policiesMayMatch(snap.policies as ValidatingAdmissionPolicy[], snap.byPolicy, a);
+    },
+    mutate: (a) => mutatePolicies(env, settings, a),
+  };
+}
+
+export async function mutatePolicies(env: Bindings, settings: Settings, a: RequestAttributes) {
+  const unchanged = { object: a.object, changed: false };
+  if (!policiesMayApply(a) || !a.object) return unchanged;
+  const snap = await mutatingPolicySnapshot(env);
+  if (!snap.policies.length) return unchanged;
+  const prepared = await preparePolicies(env, { policies: snap.policies as ValidatingAdmissionPolicy[], byPolicy: snap.byPolicy }, a, undefined, (p) => compiledMutatingPolicy(p));
+  if (!prepared) return unchanged;
+  const { object: _o, oldObject: _old, ...req } = admissionRequest(crypto.randomUUID(), a);
+  const answers = new Map<string, AuthzAnswer>();
+  const input: PolicyInput = {
+    object: a.object, oldObject: a.oldObject, request: req as unknown as Record<string, unknown>, namespaceObject: prepared.namespaceObject,
+    authorize: (c) => answers.get(checkKey(c)),
+  };
+  const budget = requestBudget();
+  const node = schemaOf(a);
+  for (let round = 0; ; round++) {
+    const outcome = await dispatchMutating(prepared.matched, input, budget, node);
+    const pending = outcome.pending.filter((c) => !answers.has(checkKey(c)));
+    if (pending.length && round < MAX_AUTHZ_ROUNDS && answers.size + pending.length <= MAX_AUTHZ_CHECKS) {
+      await Promise.all(pending.map(async (c) => answers.set(checkKey(c), await authorize(env, settings, a.user, c))));
+      continue;
+    }
+    if (outcome.refusal) throw new StatusError(mutatingRefusalStatus({ group: a.type.group, resource: a.type.resource }, deniedName(a), outcome.refusal));
+    return { object: outcome.object, changed: outcome.changed };
+  }
+}
