@@ -6,7 +6,8 @@
 // the scenario's watchers connected.
 // Scenarios: fanout (1,000 WebSocket watchers, 200 writes at 100/s), fanout-http (the same over HTTP streams),
 // writes-1 / writes-64 (~1 KiB pod creates, 1 or 64 in flight, 10 s), rollout (a Deployment of 300 replicas),
-// idle (10 s with no client: what the control loops cost).
+// idle (10 s with no client: what the control loops cost), apf (scenarios/apf.ts: a ServiceAccount's 64-list flood
+// beside another user's and system traffic's probes, 5 s idle then 10 s flooded).
 // "(program)" is time in workerd's own C++ (e.g. the WebSocket send path) that V8 cannot attribute; for that,
 // `perf record -g -p <workerd pid>` (the pid is printed) while the scenario runs.
 
@@ -17,6 +18,7 @@ import { DEFAULTS, Edgeplane, edgeplaneFanout, PORT, STORE_ONLY } from './target
 import { runFanout, describeFanout } from './scenarios/fanout';
 import { runWrites, describeWrites } from './scenarios/writes';
 import { runRollout, describeRollout } from './scenarios/rollout';
+import { runApf, describeApf } from './scenarios/apf';
 import { InspectorSession } from './lib/inspector';
 import { summarizeProfile } from './lib/cpu-profile';
 import { sleep } from './lib/stats';
@@ -24,7 +26,7 @@ import { sleep } from './lib/stats';
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const scenario = args.find((a) => !a.startsWith('--')) ?? 'fanout';
-const SCENARIOS = ['fanout', 'fanout-http', 'writes-1', 'writes-64', 'rollout', 'idle'];
+const SCENARIOS = ['fanout', 'fanout-http', 'writes-1', 'writes-64', 'rollout', 'idle', 'apf'];
 if (!SCENARIOS.includes(scenario)) {
   console.error(`usage: npx tsx bench/profile.ts <${SCENARIOS.join('|')}> [--store-only] [--heap]`);
   process.exit(2);
@@ -71,6 +73,8 @@ try {
       }
       case 'rollout':
         return describeRollout(await runRollout(ep, 300, 3, 300_000));
+      case 'apf':
+        return describeApf(await runApf(ep, { concurrency: 64, idleMs: 5000, floodMs: 10_000 }));
       default: {
         await sleep(10_000);
         await heapSnapshot();
@@ -78,7 +82,7 @@ try {
       }
     }
   };
-  if (scenario.startsWith('writes') || scenario === 'rollout') {
+  if (scenario.startsWith('writes') || scenario === 'rollout' || scenario === 'apf') {
     // Let the gateway's start-up work (bundled modules, node registration) finish outside the profile.
     await sleep(3000);
   }

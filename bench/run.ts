@@ -54,7 +54,7 @@ const S = smoke
     lists: { sizes: [20], samples: [20, 1000] },
     resume: { total: 100, behind: [50, 100] },
     rollout: { replicas: [3], nodes: 0, maxMs: 60_000 },
-    apf: { concurrency: 16, idleMs: 2000, floodMs: 3000, variants: opt('apf') ?? ['defaults'] },
+    apf: { concurrency: 16, idleMs: 2000, floodMs: 3000, rounds: 1, variants: opt('apf') ?? ['defaults'] },
     idleSettleMs: 1000,
   }
   : {
@@ -70,7 +70,7 @@ const S = smoke
     // One ServiceAccount's flood beside another user's and system traffic's probes (scenarios/apf.ts), each
     // variant on a fresh gateway with the defaults (control loops on): flow control and the per-user token
     // bucket together, without the bucket, and with kube's 600 seats or 10 per isolate.
-    apf: { concurrency: 64, idleMs: 10_000, floodMs: 20_000, variants: opt('apf') ?? ['defaults', 'no-bucket', 'c600', 'c10'] },
+    apf: { concurrency: 64, idleMs: 15_000, floodMs: 30_000, rounds: 5, variants: opt('apf') ?? ['defaults', 'no-bucket', 'c600', 'c10'] },
     idleSettleMs: 10_000,
   };
 
@@ -305,6 +305,12 @@ const APF_VARIANTS: Record<string, Record<string, string>> = {
   'c20': { APF_CONCURRENCY: '20' },
   'c10': { APF_CONCURRENCY: '10' },
   'c600': { APF_CONCURRENCY: '600' },
+  'c8': { APF_CONCURRENCY: '8' },
+  'no-lag': { APF_LAG_TARGET_MS: '0' },
+  'lag-4': { APF_LAG_TARGET_MS: '4' },
+  'lag-2': { APF_LAG_TARGET_MS: '2' },
+  'lag-10': { APF_LAG_TARGET_MS: '10' },
+  'c4': { APF_CONCURRENCY: '4' },
 };
 
 /** One ServiceAccount floods; another user's and system traffic's latency idle and during (issue 23). */
@@ -317,6 +323,8 @@ async function benchApf(): Promise<void> {
     try {
       for (const label of S.apf.variants) eps.push(await Edgeplane.start({ label: `apf: ${label}`, vars: APF_VARIANTS[label] ?? {} }));
       log(`apf side by side: ${eps.map((ep) => `${ep.label} on ${ep.url}`).join(', ')}`);
+      // Each gateway's start-up (control loops listing and syncing) must be over before the idle probes, or "idle" measures it.
+      log(`settled ${(await Promise.all(eps.map((ep) => settle(ep.workerdPid, 60_000)))).join(', ')} ms before the flood`);
       await Promise.all(eps.map((ep) => step(`apf ${ep.label}`, async () => {
         const r = await runApf(ep, S.apf);
         log(describeApf(r));

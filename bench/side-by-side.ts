@@ -4,7 +4,9 @@
 // into both at the same time, phase by phase, printing creates/s and server CPU per create for each.
 // Why: on a shared machine the load of other work moves a figure by ±30% from one minute to the next (one
 // gateway measured after the other compares two different machines); two gateways measured together see the
-// same load, so their ratio holds. Store only unless --defaults.
+// same load, so their ratio holds. Store only unless --defaults. `--apf` runs the API Priority and Fairness flood
+// (scenarios/apf.ts: 64 concurrent lists from one ServiceAccount, another user's and system traffic's probes,
+// alternating idle and flood windows) on both at once, with the defaults.
 
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -14,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULTS, Edgeplane, STORE_ONLY } from './targets/edgeplane';
 import { describeWrites, runWrites, type WriteResult } from './scenarios/writes';
 import { sleep } from './lib/stats';
+import { describeApf, runApf } from './scenarios/apf';
+import { settle } from './lib/proc';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -25,7 +29,8 @@ if (!ref) {
 }
 const seconds = Number(opt('seconds') ?? 10);
 const concurrency = (opt('concurrency') ?? '1,8,64').split(',').map(Number);
-const config = args.includes('--defaults') ? DEFAULTS : STORE_ONLY;
+const apf = args.includes('--apf');
+const config = args.includes('--defaults') || apf ? DEFAULTS : STORE_ONLY;
 
 const other = mkdtempSync(join(tmpdir(), 'edgeplane-ab-'));
 execFileSync('sh', ['-c', `git -C "${ROOT}" archive "${ref}" | tar -x -C "${other}"`]);
@@ -41,15 +46,20 @@ const gateways = [
   { label: ref, ep: await OtherEdgeplane.start(config) },
 ];
 try {
-  for (const g of gateways) await g.ep.createNamespace('side-by-side');
+  if (apf) {
+    console.log(`settled ${(await Promise.all(gateways.map((g) => settle(g.ep.workerdPid, 60_000)))).join(', ')} ms`);
+    const results = await Promise.all(gateways.map((g) => runApf(g.ep, { concurrency: 64, idleMs: 15_000, floodMs: 30_000, rounds: 5 })));
+    results.forEach((r, i) => console.log(`${gateways[i]!.label}: ${describeApf(r)}`));
+  }
+  if (!apf) for (const g of gateways) await g.ep.createNamespace('side-by-side');
   // With the loops on, a pod create waits for the namespace's `default` ServiceAccount (ServiceAccount admission
   // refuses with 403 when the controller has not made it within ~1.5 s, which a busy machine can exceed).
-  if (config === DEFAULTS) {
+  if (!apf && config === DEFAULTS) {
     for (const g of gateways) {
       for (let i = 0; i < 600 && (await g.ep.port.send('GET', '/api/v1/namespaces/side-by-side/serviceaccounts/default')).status !== 200; i++) await sleep(100);
     }
   }
-  for (const c of concurrency) {
+  for (const c of apf ? [] : concurrency) {
     const results: WriteResult[] = await Promise.all(gateways.map((g) => runWrites({
       system: 'edgeplane', variant: `${config.label}, ${g.label}`, pids: () => ({ server: g.ep.workerdPid }),
       create: async (ns, name, body) => {

@@ -17,6 +17,7 @@ import { GarbageCollector, type Collected } from './garbage-collector';
 import { ServiceAccountController } from './serviceaccount';
 import { RootCAPublisher } from './root-ca-publisher';
 import { ClusterRoleAggregationController, CLUSTER_ROLES } from './clusterrole-aggregation';
+import { FlowControlConfigController, FLOW_SCHEMAS, PRIORITY_LEVELS } from './flowcontrol-config';
 import { apiLister, RESOURCE_QUOTAS, ResourceQuotaController } from './resourcequota';
 import { NODE_LEASE_RENEW_MS, nodeName } from './kubelet/node-status';
 import { SimulatedNodes } from './kubelet/simulated-nodes';
@@ -304,6 +305,8 @@ export class ControllerManager {
     });
     const crdRegistration = new CrdRegistrationController({ api: apiServiceController.api, crds: informers.for(CRDS), apiServices: informers.for(APISERVICES), clock });
     const csrSigner = await this.csrSigner(informers);
+    // kube-apiserver's API Priority and Fairness configuration consumer and producer: as its loopback identity.
+    const flowControl = new FlowControlConfigController(await this.apiAs(APISERVER_USER), informers.for(FLOW_SCHEMAS), informers.for(PRIORITY_LEVELS), clock);
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
     const sweeper = new EventTTLSweeper(await this.controllerApi('generic-garbage-collector'), informers.for(RESOURCES.events), clock, this.o.eventTTLSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
     // kube-proxy: its own informers as system:kube-proxy, shared by the followers of every simulated node.
@@ -321,7 +324,7 @@ export class ControllerManager {
       ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
       resource_quota_controller_resource_quota_primary: quotaController.queue, horizontalpodautoscaler: hpaController.queue,
       APIServiceAvailability: apiServiceController.queue, crd_autoregistration_controller: crdRegistration.queue,
-      ...(csrSigner ? { certificate: csrSigner.queue } : {}),
+      ...(csrSigner ? { certificate: csrSigner.queue } : {}), priority_and_fairness_config_queue: flowControl.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -330,13 +333,14 @@ export class ControllerManager {
     this.stopQueues = [
       ...Object.values(queues).map((q) => () => q.shutDown()),
       () => lifecycle.stop(), ...(simulator ? [() => simulator.stop()] : []), ...(staticPods ? [() => staticPods.stop()] : []), () => void sweeper.stop(),
+      () => flowControl.stop(),
     ];
     try {
       await Promise.all([informers.start(), proxyInformers.start()]); // WaitForCacheSync: no controller acts on a partial view
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...(staticPods ? staticPods.start(1) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
         ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2), ...crdRegistration.run(1),
-        ...(csrSigner ? csrSigner.run(5) : [])];
+        ...(csrSigner ? csrSigner.run(5) : []), ...flowControl.run(1)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

@@ -62,6 +62,11 @@ export const SETTINGS = {
   // thread and saturates with about ten requests in flight. Measured side by side under a 64-way flood (bench apf):
   // another user's p50 ×100 at 600 seats, ×23 at 20, ×10 at 10, the flood's throughput unchanged.
   apfConcurrency: integer('APF_CONCURRENCY', 100, 1, 100_000, "per isolate, seats shared by the priority levels by their nominalConcurrencyShares (kube's max-requests-inflight + max-mutating-requests-inflight)"),
+  // An isolate is one thread: past a few requests doing work at once, more seats only interleave them. Opt-in: every
+  // limited level's share for young requests is scaled down while the event loop runs late (core/flowcontrol/load.ts).
+  // Measured side by side (docs/auth.md): system traffic's p99 under a flood ×1.7–6.5 of idle instead of ×10–28, but another
+  // tenant of the flood's own level fared no better, and worse in three runs of four.
+  apfLagTargetMs: integer('APF_LAG_TARGET_MS', 0, 0, 10_000, 'per isolate, event-loop lag past which flow control scales its levels\' seats for young requests down while it lasts (0: off, every seat usable)'),
   apfMaxWaiting: integer('APF_MAX_WAITING', 5000, 0, 1_000_000, 'per isolate, requests waiting in all priority levels\' queues together; beyond it a request that would queue gets 429'),
   apfWaitLimitSeconds: seconds('APF_WAIT_LIMIT_SECONDS', 15, 1, 600, "a queued request not dispatched within this gets 429 (kube: a quarter of the request timeout)"),
   // Authentication

@@ -17,8 +17,9 @@
 
 import type { Context } from 'hono';
 import { FlowController, type Admitted, type Placement } from '../core/flowcontrol/controller';
-import { estimateSeats } from '../core/flowcontrol/width';
+import { estimateSeats, finalSeats } from '../core/flowcontrol/width';
 import { DroppedRequests } from '../core/flowcontrol/retry-after';
+import { DEFAULT_LAG } from '../core/flowcontrol/load';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { RequestAttributes } from '../core/rbac/rules';
 import { statusResponse, tooManyRequests } from '../core/status';
@@ -79,8 +80,24 @@ class IsolateFlowControl {
     levels: new StoreFollower(this.via(PRIORITY_LEVELS), this.levels, { shared: false }),
     schemas: new StoreFollower(this.via(FLOW_SCHEMAS), this.schemas, { shared: false }),
   };
-  private readonly counts = new Map<string, { count: number; at: number; asking: boolean }>();
+  private readonly counts = new Map<string, { count: number; watchers: number; at: number; asking: boolean }>();
   private reapedAt = 0;
+  private probingSince = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Measures the event loop's lag for the capacity governor (core/flowcontrol/load.ts): how late a zero-delay timer
+   * fires, set by a request as it ends (its response is made; waitUntil keeps the timer), at most one at a time.
+   */
+  probeLag(fc: FlowController, waitUntil: (p: Promise<unknown>) => void): void {
+    const t0 = Date.now();
+    if (!fc.wantsLagSample() || t0 - this.probingSince < 1000) return;
+    this.probingSince = t0;
+    waitUntil(new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+      fc.noteLag(Date.now() - t0);
+    }).finally(() => {
+      this.probingSince = Number.NEGATIVE_INFINITY;
+    }));
+  }
 
   reap(fc: FlowController, now: number, waitLimitMs: number): void {
     if (now - this.reapedAt < REAP_EVERY_MS) return;
@@ -90,10 +107,13 @@ class IsolateFlowControl {
   }
 
   of(settings: Settings): FlowController {
-    const key = `${settings.apfConcurrency}/${settings.apfMaxWaiting}`;
+    const key = `${settings.apfConcurrency}/${settings.apfMaxWaiting}/${settings.apfLagTargetMs}`;
     if (!this.controller || key !== this.settingsKey) {
       this.settingsKey = key;
-      this.controller = new FlowController({ serverConcurrencyLimit: settings.apfConcurrency, maxWaiting: settings.apfMaxWaiting, now: () => Date.now() });
+      this.controller = new FlowController({
+        serverConcurrencyLimit: settings.apfConcurrency, maxWaiting: settings.apfMaxWaiting, now: () => Date.now(),
+        lag: settings.apfLagTargetMs > 0 ? { ...DEFAULT_LAG, targetMs: settings.apfLagTargetMs } : false,
+      });
       this.reconfigure();
     }
     return this.controller;
@@ -113,18 +133,22 @@ class IsolateFlowControl {
     }
   }
 
-  /** The stored object count of a type as last heard (refreshed in the background), for a list's seats. */
-  storedCount(env: Bindings, groupResource: string, now: number, waitUntil: (p: Promise<unknown>) => void): number | undefined {
+  /**
+   * The stored object count and watcher count of a type as last heard (refreshed in the background), for a list's
+   * seats and a write's final seats. Watchers are the store's own (its replicas' are not counted).
+   */
+  storeCounts(env: Bindings, groupResource: string, now: number, waitUntil: (p: Promise<unknown>) => void): { count?: number; watchers?: number } {
     let entry = this.counts.get(groupResource);
     if (!entry) {
-      if (this.counts.size >= MAX_COUNTED_TYPES) return undefined;
-      this.counts.set(groupResource, (entry = { count: -1, at: Number.NEGATIVE_INFINITY, asking: false }));
+      if (this.counts.size >= MAX_COUNTED_TYPES) return {};
+      this.counts.set(groupResource, (entry = { count: -1, watchers: -1, at: Number.NEGATIVE_INFINITY, asking: false }));
     }
     if (now - entry.at >= COUNT_MAX_AGE_MS && !entry.asking) {
       entry.asking = true;
       const e = entry;
       waitUntil(storeStub(env, groupResource).stats(groupResource).then((s) => {
         e.count = s.objects;
+        e.watchers = s.watchers;
         e.at = Date.now();
       }, () => {
         e.at = Date.now(); // try again later
@@ -132,7 +156,7 @@ class IsolateFlowControl {
         e.asking = false;
       }));
     }
-    return entry.count >= 0 ? entry.count : undefined;
+    return entry.count >= 0 ? { count: entry.count, watchers: entry.watchers } : {};
   }
 
   private via(groupResource: string): FollowedStore {
@@ -180,18 +204,20 @@ export async function enterFlowControl(c: Context<AppEnv>, r: FlowRequest): Prom
   const now = Date.now();
   await isolate.sync(c.env, now);
   isolate.reap(fc, now, settings.apfWaitLimitSeconds * 1000);
+  fc.maybeUpdateBorrowing();
   const placement = fc.place(r.user, r.attrs);
   const headers = {
     [FLOW_SCHEMA_UID_HEADER]: placement.flowSchema.metadata.uid ?? '',
     [PRIORITY_LEVEL_UID_HEADER]: placement.level.uid,
   };
   const stamp = (res: Response) => withHeaders(res, headers);
-  if (placement.level.exempt) return { done: () => {}, stamp };
-  const count = r.groupResource && r.attrs.verb === 'list' || (r.attrs.verb === 'watch' && r.query.get('sendInitialEvents') === 'true')
-    ? isolate.storedCount(c.env, r.groupResource!, now, (p) => waitUntil(c, p))
-    : undefined;
-  const seats = estimateSeats({ verb: r.attrs.verb, name: r.attrs.name, query: r.query }, count, placement.level.maxSeats);
-  const admitted = fc.start(placement, seats);
+  const verb = r.attrs.verb;
+  const counted = r.groupResource && !placement.level.exempt
+    && (verb === 'list' || (verb === 'watch' && r.query.get('sendInitialEvents') === 'true') || finalSeats(verb, Infinity))
+    ? isolate.storeCounts(c.env, r.groupResource, now, (p) => waitUntil(c, p))
+    : {};
+  const seats = estimateSeats({ verb, name: r.attrs.name, query: r.query }, counted.count, placement.level.maxSeats);
+  const admitted = fc.start(placement, seats, finalSeats(verb, counted.watchers));
   if (admitted.kind === 'rejected') return rejected(placement.level.name, headers);
   if (admitted.kind === 'queued' && !(await waitForSeats(fc, placement, admitted, settings.apfWaitLimitSeconds * 1000, c.req.raw.signal))) {
     return rejected(placement.level.name, headers);
@@ -203,14 +229,20 @@ export async function enterFlowControl(c: Context<AppEnv>, r: FlowRequest): Prom
     released = true;
     signal?.removeEventListener('abort', done);
     fc.finish(placement, admitted);
+    isolate.probeLag(fc, (p) => waitUntil(c, p));
   };
   // The client going away ends the request: its seats go then, even if its own code never resumes.
   signal?.addEventListener('abort', done);
   return { done, stamp };
 }
 
-// How often a waiting request looks whether it was dispatched: 1 ms at first, doubling to this.
-const DISPATCH_POLL_MAX_MS = 8;
+// How often a waiting request looks whether it was dispatched: 1 ms at first, doubling to a cap that grows with the
+// requests ahead of it in its queue — 4 ms at the head, 16 ms with up to 3 ahead, else 64 ms — so the request due
+// next starts at most 4 ms late while dozens of a flood's waiting requests do not keep the thread busy looking
+// (measured: 60 waiting at a flat 8 ms is 7,500 wake-ups a second).
+function pollCapMs(ahead: number): number {
+  return ahead === 0 ? 4 : ahead <= 3 ? 16 : 64;
+}
 
 /**
  * Waits until the ticket is dispatched (true), or gives up at the wait limit or when the client goes (false).
@@ -218,7 +250,7 @@ const DISPATCH_POLL_MAX_MS = 8;
  * a promise's continuation in the context of whoever resolved it, so a request resumed by another's resolve did its
  * I/O "on behalf of a different request" and failed (measured: ~1,000 such errors in test/e2e/memory-bounds.test.ts
  * with 50 requests queued). So the dispatch only marks the ticket (it is 'executing') and this request's own timers
- * notice it: 1, 2, 4, then every 8 ms — a dispatched request starts at most that late.
+ * notice it (pollCapMs). How late each timer fires is also a sample of the event loop's lag (core/flowcontrol/load.ts).
  */
 async function waitForSeats(fc: FlowController, p: Placement, a: Admitted & { kind: 'queued' }, limitMs: number, signal: AbortSignal | undefined): Promise<boolean> {
   const deadline = Date.now() + limitMs;
@@ -226,13 +258,18 @@ async function waitForSeats(fc: FlowController, p: Placement, a: Admitted & { ki
   let onAbort: (() => void) | undefined;
   const outcome = await new Promise<'dispatched' | 'reaped' | 'time-out' | 'cancelled'>((resolve) => {
     let every = 1;
+    let due = 0;
     const look = () => {
+      if (due) fc.noteLag(Math.max(0, Date.now() - due));
+      fc.tick(); // final seats due back and a recovered capacity are handed on here: nothing else may run meanwhile
       if (a.ticket.state === 'executing') return resolve('dispatched');
-      if (a.ticket.state === 'done') return resolve('reaped'); // taken back by the sweep: it waited too long
+      if (a.ticket.state !== 'waiting') return resolve('reaped'); // taken back by the sweep: it waited too long
       const left = deadline - Date.now();
       if (left <= 0) return resolve('time-out');
-      poll = setTimeout(look, Math.min(every, left));
-      every = Math.min(every * 2, DISPATCH_POLL_MAX_MS);
+      const wait = Math.min(every, left);
+      due = Date.now() + wait;
+      poll = setTimeout(look, wait);
+      every = Math.min(every * 2, pollCapMs(a.queues.ahead(a.ticket)));
     };
     look();
     if (signal) {
@@ -299,5 +336,13 @@ export function flowControlMetrics(settings: Settings): string[] {
     levels.map((l) => `apiserver_flowcontrol_current_executing_seats{priority_level="${label(l.name)}"} ${l.queues?.stats.seatsInUse ?? 0}`));
   family('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', 'gauge',
     levels.map((l) => `apiserver_flowcontrol_nominal_limit_seats{priority_level="${label(l.name)}"} ${l.nominalLimit}`));
+  family('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', 'gauge',
+    levels.map((l) => `apiserver_flowcontrol_current_limit_seats{priority_level="${label(l.name)}"} ${l.currentLimit}`));
+  family('apiserver_flowcontrol_lower_limit_seats', 'Configured lower bound on number of execution seats available to each priority level', 'gauge',
+    levels.map((l) => `apiserver_flowcontrol_lower_limit_seats{priority_level="${label(l.name)}"} ${l.minLimit}`));
+  family('apiserver_flowcontrol_upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', 'gauge',
+    levels.map((l) => `apiserver_flowcontrol_upper_limit_seats{priority_level="${label(l.name)}"} ${l.maxLimit}`));
+  family('edgeplane_flowcontrol_capacity_factor', "Share of each priority level's current limit usable now: below 1 while this isolate's event loop runs late (APF_LAG_TARGET_MS)", 'gauge',
+    [`edgeplane_flowcontrol_capacity_factor ${fc.capacityFactor}`]);
   return lines;
 }

@@ -30,12 +30,21 @@ export interface QueueSetConfig {
 
 export interface Ticket {
   readonly seats: number;
+  /**
+   * kube's work estimate for a mutating request: after it finishes it keeps `finalSeats` for `finalMs` (the work
+   * of notifying its watchers); 0 for none. As kube's, it holds max(seats, finalSeats) from its start to then.
+   */
+  readonly finalSeats: number;
+  readonly finalMs: number;
   readonly flow: string;
-  state: 'waiting' | 'executing' | 'done';
+  state: 'waiting' | 'executing' | 'final' | 'done';
   queue: number;
   enqueuedAt: number;
   startedAt: number;
   charged: number; // virtual work charged at dispatch
+  finalUntil: number;
+  seq: number; // its place among those its queue ever held
+  parked: boolean; // running longer than PARKED_AFTER_MS (and 20× the level's service time): outside the active limit
   /** Called (once) when a waiting request is dispatched. */
   onDispatch?: () => void;
   /** The caller's own bookkeeping (the controller's counters). */
@@ -51,6 +60,8 @@ interface Queue {
   executing: number;
   seatsInUse: number;
   nextDispatchR: number; // virtual time (seat-seconds) at which this queue's next request starts
+  enqueued: number; // requests it ever held
+  left: number; // of those, dispatched or removed
 }
 
 export interface QueueSetStats {
@@ -73,8 +84,16 @@ export class QueueSet {
   private readonly running = new Set<Ticket>();
   private waiting = 0;
   private waitingSeats = 0;
+  // Finished requests holding their final seats, in the order they expire (finalMs is the same for all).
+  private finals: Ticket[] = [];
+  private finalsHead = 0;
+  private activeLimit = Infinity;
+  private order: Ticket[] = []; // running requests in the order they started (finished ones skipped lazily)
+  private orderHead = 0;
+  private parkedSeats = 0;
 
-  constructor(private config: QueueSetConfig, private readonly now: () => number) {
+  /** `onDemand` hears the level's seat demand (seats in use plus seats waiting) after every change. */
+  constructor(private config: QueueSetConfig, private readonly now: () => number, private readonly onDemand?: (seats: number) => void) {
     this.lastRealMs = now();
   }
 
@@ -97,22 +116,26 @@ export class QueueSet {
    * Starts a request of `seats` for `flow` (`hash`: its flow's hash, a non-negative integer below 2^53). `canWait`
    * false (the isolate's bound on waiting requests is reached) rejects where it would queue.
    */
-  start(seats: number, flow: string, hash: number, canWait = true): StartResult {
+  start(seats: number, flow: string, hash: number, canWait = true, final: { seats: number; ms: number } = NO_FINAL): StartResult {
+    this.expireFinals();
     this.sync();
     const now = this.now();
-    const ticket: Ticket = { seats, flow, state: 'waiting', queue: -1, enqueuedAt: now, startedAt: 0, charged: 0 };
+    const finalSeats = final.ms > 0 ? Math.max(0, final.seats) : 0;
+    const ticket: Ticket = { seats, finalSeats, finalMs: finalSeats ? final.ms : 0, flow, state: 'waiting', queue: -1, enqueuedAt: now, startedAt: 0, charged: 0, finalUntil: 0, seq: 0, parked: false };
     const { queues } = this.config;
     if (queues < 1) {
-      if (!this.fits(seats)) return { kind: 'rejected', reason: 'concurrency-limit' };
+      if (!this.fits(widest(ticket))) return { kind: 'rejected', reason: 'concurrency-limit' };
       this.run(ticket, undefined);
+      this.noteDemand();
       return { kind: 'executing', ticket };
     }
     const q = this.chooseQueue(hash);
     if (q.waitingCount >= this.config.queueLengthLimit || !canWait) {
-      if (q.waitingCount === 0 && q.executing === 0) this.active.delete(q.index);
+      this.dropIfIdle(q);
       return { kind: 'rejected', reason: 'queue-full' };
     }
     if (q.waitingCount === 0 && q.executing === 0) q.nextDispatchR = this.currentR; // an idle queue starts now
+    ticket.seq = q.enqueued++;
     q.waiting.push(ticket);
     q.waitingCount++;
     q.waitingSeats += seats;
@@ -124,31 +147,126 @@ export class QueueSet {
     return ticket.state === 'executing' ? { kind: 'executing', ticket } : { kind: 'queued', ticket };
   }
 
-  /** The request finished: its seats go to the waiting requests due next (their onDispatch is called). */
+  /**
+   * The request finished: its seats go to the waiting requests due next (their onDispatch is called) — or, when it
+   * has final seats, it holds those until its final phase ends (expireFinals).
+   */
   finish(ticket: Ticket): void {
     if (ticket.state !== 'executing') return;
+    this.expireFinals();
     this.sync();
-    ticket.state = 'done';
     this.running.delete(ticket);
-    this.seatsInUse -= ticket.seats;
     this.executing--;
     const q = this.active.get(ticket.queue);
     if (q) {
-      q.seatsInUse -= ticket.seats;
       q.executing--;
       // kube: the queue was charged the estimated work at dispatch; now it is charged the work actually done, so a
       // flow whose requests run long falls behind in virtual time as much as it used, and a newcomer goes first.
       const actual = (this.now() - ticket.startedAt) / 1000;
-      q.nextDispatchR += ticket.seats * actual - ticket.charged;
+      q.nextDispatchR += ticket.seats * actual + (ticket.finalSeats * ticket.finalMs) / 1000 - ticket.charged;
       this.estimate += ESTIMATE_WEIGHT * (actual - this.estimate);
-      this.dropIfIdle(q);
+    }
+    if (ticket.finalSeats > 0) {
+      ticket.state = 'final';
+      ticket.finalUntil = this.now() + ticket.finalMs;
+      // kube's queueset: a request holds max(initial, final) seats from its dispatch to the end of its final phase.
+      this.finals.push(ticket);
+    } else {
+      ticket.state = 'done';
+      this.holdSeats(ticket, q, -widest(ticket));
+      if (q) this.dropIfIdle(q);
     }
     for (const t of this.dispatch()) t.onDispatch?.();
+  }
+
+  /** About how many requests wait ahead of a waiting one in its queue (fewer when some behind it gave up). */
+  ahead(ticket: Ticket): number {
+    const q = ticket.state === 'waiting' ? this.active.get(ticket.queue) : undefined;
+    return q ? Math.max(0, ticket.seq - q.left) : 0;
+  }
+
+  /** Ends the final phase of requests whose final seats are due back; returns the tickets dispatched meanwhile. */
+  expireFinals(): Ticket[] {
+    if (this.finalsHead >= this.finals.length) return [];
+    const now = this.now();
+    let released = false;
+    while (this.finalsHead < this.finals.length && this.finals[this.finalsHead]!.finalUntil <= now) {
+      if (!released) this.sync();
+      released = true;
+      const t = this.finals[this.finalsHead++]!;
+      t.state = 'done';
+      const q = this.active.get(t.queue);
+      this.holdSeats(t, q, -widest(t));
+      if (q) this.dropIfIdle(q);
+    }
+    if (this.finalsHead > 64 && this.finalsHead * 2 > this.finals.length) {
+      this.finals = this.finals.slice(this.finalsHead);
+      this.finalsHead = 0;
+    }
+    if (!released) return [];
+    const started = this.dispatch();
+    for (const t of started) t.onDispatch?.();
+    return started;
+  }
+
+  private holdSeats(ticket: Ticket, q: Queue | undefined, delta: number): void {
+    this.seatsInUse += delta;
+    if (q) q.seatsInUse += delta;
+    if (delta < 0 && ticket.parked) {
+      ticket.parked = false;
+      this.parkedSeats -= widest(ticket);
+    }
+  }
+
+  /**
+   * The seats requests may use that started in the last PARKED_AFTER_MS (core/flowcontrol/load.ts scales it while
+   * the isolate's thread is saturated); requests running longer wait on the network, not the thread, and do not
+   * count against it. Returns the tickets dispatched by a raise.
+   */
+  setActiveLimit(seats: number): Ticket[] {
+    if (seats === this.activeLimit) return [];
+    this.sync();
+    this.activeLimit = seats;
+    return this.dispatch();
+  }
+
+  /**
+   * Dispatches what fits now that time passed (requests running past PARKED_AFTER_MS no longer count against the
+   * active limit); a waiting request calls this as it looks. Returns the tickets started.
+   */
+  poke(): Ticket[] {
+    if (this.waiting === 0 || this.activeLimit === Infinity) return [];
+    this.sync();
+    const started = this.dispatch();
+    for (const t of started) t.onDispatch?.();
+    return started;
+  }
+
+  /** Marks the requests that have run past PARKED_AFTER_MS (they started in order: a prefix of `order`). */
+  private park(): void {
+    const now = this.now();
+    // A flood's requests slowed by the thread they share run long too, but they also raise the level's service-time
+    // estimate as they end: past a second and 20 times that estimate, a request is waiting on something else.
+    const after = Math.max(PARKED_AFTER_MS, PARK_FACTOR * this.estimate * 1000);
+    while (this.orderHead < this.order.length) {
+      const t = this.order[this.orderHead]!;
+      if (t.state === 'executing') {
+        if (now - t.startedAt < after) break;
+        t.parked = true;
+        this.parkedSeats += widest(t);
+      }
+      this.orderHead++;
+    }
+    if (this.orderHead > 64 && this.orderHead * 2 > this.order.length) {
+      this.order = this.order.slice(this.orderHead);
+      this.orderHead = 0;
+    }
   }
 
   /** A waiting request gives up (its wait limit passed, or its client went away); false if it was not waiting. */
   remove(ticket: Ticket): boolean {
     if (ticket.state !== 'waiting') return false;
+    this.expireFinals();
     this.sync();
     ticket.state = 'done';
     const q = this.active.get(ticket.queue);
@@ -156,6 +274,7 @@ export class QueueSet {
       const i = q.waiting.indexOf(ticket, q.head); // bounded by the queue length limit
       if (i >= 0) q.waiting.splice(i, 1);
       q.waitingCount--;
+      q.left++;
       q.waitingSeats -= ticket.seats;
       this.dropIfIdle(q);
     }
@@ -172,6 +291,7 @@ export class QueueSet {
    * requests held; the caller runs it at most about once a second.
    */
   reap(maxRunMs: number, maxWaitMs: number): { ran: Ticket[]; waited: Ticket[] } {
+    this.expireFinals();
     const now = this.now();
     const ran = [...this.running].filter((t) => now - t.startedAt > maxRunMs);
     for (const t of ran) this.finish(t);
@@ -187,19 +307,24 @@ export class QueueSet {
   }
 
   private fits(seats: number): boolean {
-    return this.seatsInUse === 0 || this.seatsInUse + seats <= this.config.concurrencyLimit;
+    if (this.seatsInUse === 0) return true;
+    if (this.seatsInUse + seats > this.config.concurrencyLimit) return false;
+    this.park();
+    const active = this.seatsInUse - this.parkedSeats;
+    return active === 0 || active + seats <= this.activeLimit;
   }
 
   private run(ticket: Ticket, q: Queue | undefined): void {
     ticket.state = 'executing';
     ticket.startedAt = this.now();
     this.running.add(ticket);
-    this.seatsInUse += ticket.seats;
+    this.order.push(ticket);
+    this.seatsInUse += widest(ticket);
     this.executing++;
     if (q) {
-      q.seatsInUse += ticket.seats;
+      q.seatsInUse += widest(ticket);
       q.executing++;
-      ticket.charged = ticket.seats * this.estimate;
+      ticket.charged = ticket.seats * this.estimate + (ticket.finalSeats * ticket.finalMs) / 1000;
       q.nextDispatchR += ticket.charged;
     }
   }
@@ -212,20 +337,26 @@ export class QueueSet {
       if (!q) break;
       const head = q.waiting[q.head]!;
       // kube: a wide request due next is not overtaken by narrower ones; it waits for enough seats.
-      if (!this.fits(head.seats)) break;
+      if (!this.fits(widest(head))) break;
       q.head++;
       if (q.head > 64 && q.head * 2 > q.waiting.length) {
         q.waiting = q.waiting.slice(q.head);
         q.head = 0;
       }
       q.waitingCount--;
+      q.left++;
       q.waitingSeats -= head.seats;
       this.waiting--;
       this.waitingSeats -= head.seats;
       this.run(head, q);
       started.push(head);
     }
+    this.noteDemand();
     return started;
+  }
+
+  private noteDemand(): void {
+    this.onDemand?.(this.seatsInUse + this.waitingSeats);
   }
 
   /** The queue whose head would finish first in virtual time (ties: the longest active). Linear in the active queues. */
@@ -234,7 +365,8 @@ export class QueueSet {
     let bestFinish = Infinity;
     for (const q of this.active.values()) {
       if (q.waitingCount === 0) continue;
-      const finish = q.nextDispatchR + q.waiting[q.head]!.seats * this.estimate;
+      const head = q.waiting[q.head]!;
+      const finish = q.nextDispatchR + head.seats * this.estimate + (head.finalSeats * head.finalMs) / 1000;
       if (finish < bestFinish) {
         best = q;
         bestFinish = finish;
@@ -262,13 +394,13 @@ export class QueueSet {
   }
 
   private newQueue(index: number): Queue {
-    const q: Queue = { index, waiting: [], head: 0, waitingCount: 0, waitingSeats: 0, executing: 0, seatsInUse: 0, nextDispatchR: this.currentR };
+    const q: Queue = { index, waiting: [], head: 0, waitingCount: 0, waitingSeats: 0, executing: 0, seatsInUse: 0, nextDispatchR: this.currentR, enqueued: 0, left: 0 };
     this.active.set(index, q);
     return q;
   }
 
   private dropIfIdle(q: Queue): void {
-    if (q.waitingCount === 0 && q.executing === 0) this.active.delete(q.index);
+    if (q.waitingCount === 0 && q.executing === 0 && q.seatsInUse === 0) this.active.delete(q.index);
   }
 
   /**
@@ -285,6 +417,12 @@ export class QueueSet {
     this.currentR += (elapsed * demand) / activeQueues;
   }
 }
+
+const NO_FINAL = { seats: 0, ms: 0 };
+/** A request running this long is waiting on the network (a webhook, a store), not on the isolate's thread. */
+export const PARKED_AFTER_MS = 1000;
+const PARK_FACTOR = 20;
+const widest = (t: Ticket) => Math.max(t.seats, t.finalSeats);
 
 /**
  * The `hand` distinct queue indexes below `deck` that `hash` deals (shuffle sharding: each flow gets its own small

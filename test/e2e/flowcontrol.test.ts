@@ -1,7 +1,8 @@
 // API Priority and Fairness through the real gateway: kube's bootstrap FlowSchemas and priority levels are served
 // and named on every response; a user-created FlowSchema sending one ServiceAccount to a small priority level makes
 // its flood get kube's 429 (with the PF headers) while another user's requests, and system:masters', keep
-// succeeding. Correctness only: latency under a flood is bench/scenarios/apf-flood.ts.
+// succeeding; with the control loops on, kube-apiserver's Dangling condition and bootstrap ensure. Correctness only:
+// latency under a flood is bench/scenarios/apf.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestGateway, stopTestGateway, waitFor, type Running } from './fixtures';
 import { as, limitedTenant, type Tenant } from './hostile';
@@ -155,6 +156,38 @@ describe('API Priority and Fairness with the simulated cluster', () => {
     c = await startTestGateway({ vars: { CONTROLLERS: 'on', SIMULATED_NODES: '2' } });
   });
   afterAll(() => stopTestGateway(c));
+
+  it("marks a FlowSchema naming a missing priority level Dangling, as kube-apiserver does, and clears it when the level appears", async () => {
+    const made = await http(c, 'POST', `${FC}/flowschemas`, {
+      metadata: { name: 'points-nowhere' },
+      spec: { priorityLevelConfiguration: { name: 'not-yet' }, matchingPrecedence: 9500, rules: [{ subjects: [{ kind: 'User', user: { name: 'nobody' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/nowhere'] }] }] },
+    });
+    expect(made.status, made.text).toBe(201);
+    const dangling = async (status: string) => {
+      const fs = await http(c, 'GET', `${FC}/flowschemas/points-nowhere`);
+      const cond = (fs.json?.status?.conditions ?? []).find((x: { type: string }) => x.type === 'Dangling');
+      return cond?.status === status ? cond : undefined;
+    };
+    const missing = await waitFor('Dangling=True', () => dangling('True'), 30_000);
+    expect(missing).toMatchObject({
+      reason: 'NotFound', message: 'This FlowSchema references the PriorityLevelConfiguration object named "not-yet" but there is no such object',
+    });
+    expect(Date.parse(missing.lastTransitionTime)).toBeGreaterThan(0);
+    const level = await http(c, 'POST', `${FC}/prioritylevelconfigurations`, {
+      metadata: { name: 'not-yet' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+    });
+    expect(level.status, level.text).toBe(201);
+    const found = await waitFor('Dangling=False', () => dangling('False'), 30_000);
+    expect(found).toMatchObject({ reason: 'Found', message: 'This FlowSchema references the PriorityLevelConfiguration object named "not-yet" and it exists' });
+    // A bootstrap FlowSchema deleted is put back (kube's configuration producer), with its bootstrap spec.
+    expect((await http(c, 'DELETE', `${FC}/flowschemas/workload-leader-election`)).status).toBe(200);
+    const back = await waitFor('workload-leader-election recreated', async () => {
+      const got = await http(c, 'GET', `${FC}/flowschemas/workload-leader-election`);
+      return got.status === 200 ? got.json : undefined;
+    }, 30_000);
+    expect(back.spec.priorityLevelConfiguration.name).toBe('leader-election');
+    expect(back.metadata.annotations['apf.kubernetes.io/autoupdate-spec']).toBe('true');
+  });
 
   it("sends the control loops and kubelets to kube's levels, and a Deployment still rolls out while a ServiceAccount floods", async () => {
     const tenant = await limitedTenant(c, 'apf-noisy', 'view');

@@ -231,13 +231,14 @@ describe('queueset', () => {
   it('takes back seats and queue places that cancelled requests never released', () => {
     let now = 0;
     const fc = new FlowController({ serverConcurrencyLimit: 245, maxWaiting: 100, now: () => now });
-    const p = fc.place(who('jane'), res('get', 'pods', 'x')); // global-default: 20 seats
-    const held = Array.from({ length: 21 }, () => fc.start(p, 1));
+    const p = fc.place(who('jane'), res('get', 'pods', 'x')); // global-default
+    const limit = p.level.currentLimit;
+    const held = Array.from({ length: limit + 1 }, () => fc.start(p, 1));
     expect(held.at(-1)!.kind).toBe('queued');
     now = 30_000;
     expect(fc.reap(60_000, 15_000)).toBe(1); // the queued one, past its wait
     now = 61_000;
-    expect(fc.reap(60_000, 15_000)).toBe(20); // the abandoned seats
+    expect(fc.reap(60_000, 15_000)).toBe(limit); // the abandoned seats
     expect(fc.start(p, 1).kind).toBe('executing');
     expect(fc.series.get('global-default\u0000global-default')).toMatchObject({ executing: 1, inQueue: 0, rejected: { 'time-out': 1 } });
     fc.finish(p, held[0]!); // a late release of a reaped request changes nothing
@@ -263,7 +264,7 @@ describe('controller', () => {
     expect(byName.get('workload-low')!.nominalLimit).toBe(100);
     expect(byName.get('exempt')!.exempt).toBe(true);
     const p = fc.place(who('root', 'system:masters'), res('delete', 'pods', 'x'));
-    expect(fc.start(p, 1)).toEqual({ kind: 'exempt' });
+    expect(fc.start(p, 1)).toEqual({ kind: 'exempt', seats: 1 });
   });
 
   it('ignores a broken level and a schema pointing at it, and rejects past the isolate-wide waiting bound', () => {
