@@ -52,7 +52,7 @@ export interface DeleteOptions {
 export interface Api {
   get(r: ResourceRef, namespace: string, name: string): Promise<KubeObject>;
   create(r: ResourceRef, namespace: string, obj: KubeObject): Promise<KubeObject>;
-  update(r: ResourceRef, obj: KubeObject, subresource?: '' | 'status'): Promise<KubeObject>;
+  update(r: ResourceRef, obj: KubeObject, subresource?: '' | 'status' | 'approval'): Promise<KubeObject>;
   patch(r: ResourceRef, namespace: string, name: string, patchType: PatchType, body: unknown, subresource?: '' | 'status', options?: PatchOptions): Promise<KubeObject>;
   delete(r: ResourceRef, namespace: string, name: string, options?: DeleteOptions): Promise<void>;
 }
@@ -88,7 +88,7 @@ export class HttpApi implements Api {
     return this.call('POST', collectionPath(r, namespace), JSON.stringify(obj));
   }
 
-  update(r: ResourceRef, obj: KubeObject, subresource: '' | 'status' = ''): Promise<KubeObject> {
+  update(r: ResourceRef, obj: KubeObject, subresource: '' | 'status' | 'approval' = ''): Promise<KubeObject> {
     return this.call('PUT', objectPath(r, obj.metadata.namespace ?? '', obj.metadata.name!, subresource), JSON.stringify(obj));
   }
 

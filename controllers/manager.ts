@@ -37,6 +37,7 @@ import { apiMetricsClient, apiScaleClient, HorizontalPodAutoscalerController, HP
 import { ApiServiceAvailabilityController, APISERVICES } from './apiservice';
 import { CrdRegistrationController, CRDS } from './apiservice-crd';
 import { CsrSigningController, CSRS, webCryptoSigner, COMPONENT as CSR_COMPONENT } from './csr';
+import { CsrApprovingController } from './csr-approver';
 
 export interface ManagerOptions {
   server: string;
@@ -305,6 +306,7 @@ export class ControllerManager {
     });
     const crdRegistration = new CrdRegistrationController({ api: apiServiceController.api, crds: informers.for(CRDS), apiServices: informers.for(APISERVICES), clock });
     const csrSigner = await this.csrSigner(informers);
+    const csrApprover = new CsrApprovingController({ api: await this.controllerApi('certificate-controller'), csrs: informers.for(CSRS), clock });
     // kube-apiserver's API Priority and Fairness configuration consumer and producer: as its loopback identity.
     const flowControl = new FlowControlConfigController(await this.apiAs(APISERVER_USER), informers.for(FLOW_SCHEMAS), informers.for(PRIORITY_LEVELS), clock);
     const nsController = new NamespaceController(await this.controllerApi('namespace-controller'), namespaces, clock);
@@ -324,7 +326,7 @@ export class ControllerManager {
       ClusterRoleAggregator: aggregation.queue, ...storage.queues, disruption: disruption.queue, service: loadBalancers.queue,
       resource_quota_controller_resource_quota_primary: quotaController.queue, horizontalpodautoscaler: hpaController.queue,
       APIServiceAvailability: apiServiceController.queue, crd_autoregistration_controller: crdRegistration.queue,
-      ...(csrSigner ? { certificate: csrSigner.queue } : {}), priority_and_fairness_config_queue: flowControl.queue,
+      ...(csrSigner ? { certificate: csrSigner.queue } : {}), certificate_approver: csrApprover.queue, priority_and_fairness_config_queue: flowControl.queue,
     };
     this.queues = {
       ...queues, node_lifecycle_controller: lifecycle.nodeQueue, node_lifecycle_controller_pods: lifecycle.podQueue,
@@ -340,7 +342,7 @@ export class ControllerManager {
       this.workers = [...workloads.run(), ...rs.run(5), ...deploy.run(5), ...gc.run(5), ...sa.run(1), ...scheduler.run(4), ...lifecycle.run(2),
         ...(simulator ? await simulator.start(2) : []), ...(staticPods ? staticPods.start(1) : []), ...sliceController.run(5), ...endpoints.run(5), ...nsController.run(10),
         ...aggregation.run(5), ...storage.run(), ...disruption.run(1), ...loadBalancers.run(1), ...rootCA.run(1), ...quotaController.run(5), ...hpaController.run(5), ...apiServiceController.run(2), ...crdRegistration.run(1),
-        ...(csrSigner ? csrSigner.run(5) : []), ...flowControl.run(1)];
+        ...(csrSigner ? csrSigner.run(5) : []), ...csrApprover.run(5), ...flowControl.run(1)];
       sweeper.start();
       this.proxies = proxies;
       this.sweeper = sweeper;

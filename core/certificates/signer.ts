@@ -105,18 +105,25 @@ export type Decision =
   | { action: 'fail'; reason: string; message: string } // a Failed condition (kube's SignerValidationFailure)
   | { action: 'error'; message: string }; // returned and retried with backoff, as kube's handle does
 
+/** The CSR's PEM request parsed, or kube's error for one that does not parse. */
+export function requestOf(csr: Obj): CertificateRequest | { error: string } {
+  try {
+    const bin = atob(String(csr?.spec?.request ?? ''));
+    return parseCsrPem(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  } catch (e) {
+    return { error: `unable to parse csr ${JSON.stringify(csr?.metadata?.name ?? '')}: ${(e as Error).message}` };
+  }
+}
+
+/** ValidateKubeletClientCSR: undefined when the request is a well-formed kubelet client certificate request. */
+export const kubeletClientProblem = kubeletClient;
+
 /** signer.handle up to signing: parse the request and run its signer's checks. */
 export function decide(csr: Obj): Decision {
   const signerName = String(csr?.spec?.signerName ?? '');
   const usages: string[] = Array.isArray(csr?.spec?.usages) ? csr.spec.usages.map(String) : [];
-  let req: CertificateRequest;
-  try {
-    const b64 = String(csr?.spec?.request ?? '');
-    const bin = atob(b64);
-    req = parseCsrPem(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-  } catch (e) {
-    return { action: 'error', message: `unable to parse csr ${JSON.stringify(csr?.metadata?.name ?? '')}: ${(e as Error).message}` };
-  }
+  const req = requestOf(csr);
+  if ('error' in req) return { action: 'error', message: req.error };
   const problem = CHECKS[signerName]!(req, usages);
   if (problem) return { action: 'fail', reason: 'SignerValidationFailure', message: problem };
   return { action: 'sign', req, usages };

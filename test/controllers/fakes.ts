@@ -109,7 +109,7 @@ export class FakeApi implements Api {
     return structuredClone(created);
   }
 
-  async update(r: ResourceRef, obj: KubeObject, subresource: '' | 'status' = ''): Promise<KubeObject> {
+  async update(r: ResourceRef, obj: KubeObject, subresource: '' | 'status' | 'approval' = ''): Promise<KubeObject> {
     this.calls.push({ verb: 'update', resource: r.resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name!, body: obj, subresource });
     const next = structuredClone(obj);
     next.metadata.resourceVersion = String(++this.rv);

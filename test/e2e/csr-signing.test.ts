@@ -2,7 +2,8 @@
 // kubernetes.io/kube-apiserver-client, approved with `kubectl certificate approve`, gets a certificate signed by
 // the gateway's CA (the local listener's certificate, as `npm start` sets CLUSTER_SIGNING_CERT/KEY) that
 // node:crypto verifies, and `kubectl get csr` shows Approved,Issued; a kubelet client CSR whose subject breaks
-// its signer's rules shows Approved,Failed with kube's reason.
+// its signer's rules shows Approved,Failed with kube's reason; a kubelet's own client CSR is approved by kube's
+// approver once its group may create certificatesigningrequests/selfnodeclient.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -67,5 +68,34 @@ describe('CertificateSigningRequests signed by the gateway\'s CA', () => {
     });
     expect(failed).toMatchObject({ status: 'True', reason: 'SignerValidationFailure', message: 'subject organization is not system:nodes' });
     expect(await must(r, ['get', 'csr', 'node-bad'])).toMatch(/Approved,Failed$/m);
+  });
+
+  it('auto-approves a kubelet renewing its own client certificate when its group may (kube\'s approver), and issues it', async () => {
+    // kube binds nothing to selfnodeclient by default (kubeadm does, for system:nodes); without the binding the CSR waits.
+    const node = ['--as=system:node:node-1', '--as-group=system:nodes'];
+    await must(r, [...node, 'apply', '-f', '-'], manifest('node-1-early', request('node-1-early', '/O=system:nodes/CN=system:node:node-1'), 'kubernetes.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth']));
+    await must(r, ['create', 'clusterrolebinding', 'nodes-renew', '--clusterrole=system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', '--group=system:nodes']);
+    await must(r, [...node, 'apply', '-f', '-'], manifest('node-1', request('node-1', '/O=system:nodes/CN=system:node:node-1'), 'kubernetes.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth']));
+    const approved = await waitFor('the approval', async () => {
+      const o = (await http(r, 'GET', '/apis/certificates.k8s.io/v1/certificatesigningrequests/node-1')).json;
+      return o?.status?.certificate ? o : undefined;
+    });
+    expect(approved.spec).toMatchObject({ username: 'system:node:node-1', groups: expect.arrayContaining(['system:nodes']) });
+    expect(approved.status.conditions[0]).toMatchObject({ type: 'Approved', status: 'True', reason: 'AutoApproved',
+      message: 'Auto approving self kubelet client certificate after SubjectAccessReview.' });
+    expect(new X509Certificate(Buffer.from(approved.status.certificate, 'base64')).subject).toBe('O=system:nodes\nCN=system:node:node-1');
+    // The one made before the binding is retried with backoff (kube's ignorable error), so it may be approved by now too;
+    // a request from someone who is not the node and holds no nodeclient permission never is.
+    await must(r, ['create', 'serviceaccount', 'stranger', '-n', 'default']);
+    await must(r, ['create', 'clusterrole', 'csr-maker', '--verb=create,get', '--resource=certificatesigningrequests']);
+    await must(r, ['create', 'clusterrolebinding', 'csr-maker', '--clusterrole=csr-maker', '--serviceaccount=default:stranger']);
+    await must(r, ['--as=system:serviceaccount:default:stranger', 'apply', '-f', '-'], manifest('stranger', request('stranger', '/O=system:nodes/CN=system:node:node-2'), 'kubernetes.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth']));
+    // The stranger is not the certificate's CN (no selfnodeclient review) and may not create nodeclient CSRs.
+    const strangers = await waitFor('the stranger\'s CSR to be reviewed and left', async () => {
+      const o = (await http(r, 'GET', '/apis/certificates.k8s.io/v1/certificatesigningrequests/stranger')).json;
+      return o?.spec?.username === 'system:serviceaccount:default:stranger' ? o : undefined;
+    });
+    expect(strangers.status?.conditions ?? []).toEqual([]);
+    expect(await must(r, ['get', 'csr', 'stranger'])).toMatch(/Pending$/m);
   });
 });
