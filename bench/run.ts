@@ -72,7 +72,7 @@ const S = smoke
     // One ServiceAccount's flood beside another user's and system traffic's probes (scenarios/apf.ts), each
     // variant on a fresh gateway with the defaults (control loops on): flow control and the per-user token
     // bucket together, without the bucket, and with kube's 600 seats or 10 per isolate.
-    apf: { concurrency: 64, idleMs: 15_000, floodMs: 30_000, rounds: 5, variants: opt('apf') ?? ['defaults', 'no-bucket', 'c600', 'c10'] },
+    apf: { concurrency: 64, idleMs: 15_000, floodMs: 30_000, rounds: 5, variants: opt('apf') ?? ['defaults', 'no-bucket', 'c100', 'c600'] },
     idleSettleMs: 10_000,
   };
 
@@ -306,6 +306,7 @@ const APF_VARIANTS: Record<string, Record<string, string>> = {
   'c20': { APF_CONCURRENCY: '20' },
   'c10': { APF_CONCURRENCY: '10' },
   'c600': { APF_CONCURRENCY: '600' },
+  'c100': { APF_CONCURRENCY: '100' },
   'c8': { APF_CONCURRENCY: '8' },
   'no-lag': { APF_LAG_TARGET_MS: '0' },
   'lag-4': { APF_LAG_TARGET_MS: '4' },
