@@ -383,7 +383,7 @@ export function renderMarkdown(res: BenchResults): string {
     res.lists.map((l) => [l.system, l.variant, l.objects, l.read, l.servedBy, l.latencyMs.n, l.latencyMs.p50, l.latencyMs.p99, fmt(l.bytes / 1e6, 2)])));
   if (res.apf?.length) {
     out.push('', '## API Priority and Fairness under a flood (issue 23)', '');
-    out.push('One ServiceAccount runs 64 concurrent lists; another ServiceAccount in the same priority level (workload-low) and system traffic (a simulated kubelet) each read one at a time. Idle and flood windows alternate; p99 during ÷ p99 idle (acceptance: the other user within 2×). Variants: `defaults` (10 seats per isolate), `cN`: `APF_CONCURRENCY=N`, `no-bucket`: the per-user token bucket out of reach.', '');
+    out.push('One ServiceAccount runs 64 concurrent lists; another ServiceAccount in the same priority level (workload-low) and system traffic (a simulated kubelet) each read one at a time. Idle and flood windows alternate; p99 during ÷ p99 idle (acceptance: the other user within 2×). Variants: `defaults` (100 seats per isolate), `cN`: `APF_CONCURRENCY=N`, `no-bucket`: the per-user token bucket out of reach.', '');
     const p = (f: { idle: { p50: number; p99: number }; during: { p50: number; p99: number }; p99Ratio: number }) => [`${fmt(f.idle.p50)} → ${fmt(f.during.p50)}`, `${fmt(f.idle.p99)} → ${fmt(f.during.p99)}`, `×${fmt(f.p99Ratio)}`];
     out.push(table(['Variant', 'Flood lists/s', '429 flow control', '429 token bucket', 'Other user p50 ms', 'p99 ms', 'p99 ratio', 'System p50 ms', 'p99 ms', 'p99 ratio'],
       res.apf.map((a) => [a.variant.replace(/^apf: /, ''), a.flood.perSecond, a.flood.apfRejected, a.flood.bucketRejected, ...p(a.otherUser), ...p(a.system)])));

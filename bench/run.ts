@@ -72,7 +72,7 @@ const S = smoke
     // One ServiceAccount's flood beside another user's and system traffic's probes (scenarios/apf.ts), each
     // variant on a fresh gateway with the defaults (control loops on): flow control and the per-user token
     // bucket together, without the bucket, and with kube's 600 seats or 10 per isolate.
-    apf: { concurrency: 64, idleMs: 15_000, floodMs: 30_000, rounds: 5, variants: opt('apf') ?? ['defaults', 'no-bucket', 'c100', 'c600'] },
+    apf: { concurrency: 64, idleMs: 15_000, floodMs: 30_000, rounds: 5, variants: opt('apf') ?? ['defaults', 'no-bucket', 'c10', 'c600'] },
     idleSettleMs: 10_000,
   };
 
