@@ -1,5 +1,6 @@
 // Scenario: what `npm start` holds before any client: the RSS of every process it leaves running (npm,
-// tsx, the gateway's Node process with Miniflare and the dual listener, the esbuild services, workerd),
+// the gateway's Node process with Miniflare and the dual listener, workerd; a tsx launcher and esbuild
+// service until scripts/launch.mjs replaced tsx, and any other process found in the tree),
 // some seconds after it started serving (the control loops and simulated nodes running, nobody connected).
 
 import { commandLine } from '../lib/proc';
