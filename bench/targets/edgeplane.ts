@@ -24,6 +24,14 @@ const ROOT = join(HERE, '..', '..');
 const CHILD = join(HERE, 'gateway-process.ts');
 const LAUNCH = join(ROOT, 'scripts', 'launch.mjs');
 
+/** The NAME=value assignments package.json's start script makes before `node scripts/launch.mjs` (MALLOC_ARENA_MAX). */
+function startScriptAssignments(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const m = /^((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)node scripts\/launch\.mjs scripts\/start\.ts$/.exec(start);
+  if (!m) throw new Error(`package.json's start script is not "[NAME=value …] node scripts/launch.mjs scripts/start.ts": ${start}`);
+  return m[1]!.split(/\s+/).filter(Boolean);
+}
+
 export interface EdgeplaneConfig {
   label: string; // how rows name this gateway: "defaults", "store only", ...
   vars?: Record<string, string>; // changes to wrangler.toml's [vars] (none: the defaults)
@@ -87,8 +95,11 @@ export class Edgeplane {
       ...process.env,
       BENCH_GATEWAY: JSON.stringify({ persistDir: dir, adminToken, signingKey: randomBytes(32).toString('base64url'), vars, inspector: !!config.inspector }),
     };
-    // The launcher chain of `npm start` (npm → node scripts/launch.mjs), so the process group is the one a user has.
-    const proc = spawn('npm', ['exec', '--offline', '--', 'node', LAUNCH, CHILD], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    // The launcher chain of `npm start` (npm → node scripts/launch.mjs, the variables its script sets given to node
+    // alone, as the script's shell does: env execs node), so the process group is the one a user has.
+    const assignments = startScriptAssignments();
+    const command = [...(assignments.length ? ['env', ...assignments] : []), 'node', LAUNCH, CHILD];
+    const proc = spawn('npm', ['exec', '--offline', '--', ...command], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     const ready = await new Promise<{ pid: number; url: string; directUrl: string; inspectorPort?: number }>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error('the gateway did not start within 180 s')), 180_000);

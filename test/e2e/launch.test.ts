@@ -63,7 +63,8 @@ describe('scripts/launch.mjs (npm start)', () => {
     const config = { persistDir: dir, adminToken: token, signingKey: randomBytes(32).toString('base64url'), vars: {}, inspector: false };
     proc = spawn(process.execPath, [LAUNCH, 'bench/targets/gateway-process.ts'], {
       cwd: ROOT,
-      env: { ...process.env, BENCH_GATEWAY: JSON.stringify(config) },
+      // As package.json's start script runs it.
+      env: { ...process.env, MALLOC_ARENA_MAX: '1', BENCH_GATEWAY: JSON.stringify(config) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     exited = new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
@@ -93,6 +94,13 @@ describe('scripts/launch.mjs (npm start)', () => {
     expect(tree.some((p) => /tsx|esbuild/.test(p.cmd))).toBe(false);
   });
 
+  it("keeps MALLOC_ARENA_MAX to itself: workerd runs with glibc's default", () => {
+    const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    expect(environ(proc.pid!)).toContain('MALLOC_ARENA_MAX=1');
+    const workerd = descendants(proc.pid!).find((p) => p.comm === 'workerd')!;
+    expect(environ(workerd.pid).some((v) => v.startsWith('MALLOC_ARENA_MAX='))).toBe(false);
+  });
+
   it('stops on SIGTERM, workerd with it', async () => {
     const workerd = descendants(proc.pid!).find((p) => p.comm === 'workerd')!;
     proc.kill('SIGTERM');
@@ -105,7 +113,7 @@ describe('scripts/launch.mjs (npm start)', () => {
 describe('scripts/launch.mjs --bundle-only', () => {
   it("bundles npm start's entry into dist/start.mjs, packages left as imports", () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(scripts.start).toMatch(/\bnode scripts\/launch\.mjs scripts\/start\.ts$/);
+    expect(scripts.start).toBe('MALLOC_ARENA_MAX=1 node scripts/launch.mjs scripts/start.ts');
     const out = execFileSync(process.execPath, [LAUNCH, '--bundle-only', 'scripts/start.ts'], { cwd: ROOT, encoding: 'utf8' });
     expect(out).toBe(join(ROOT, 'dist', 'start.mjs'));
     const bundle = readFileSync(out, 'utf8');
