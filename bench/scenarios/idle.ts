@@ -26,6 +26,7 @@ function role(ep: Edgeplane, pid: number, comm: string): string {
   const cmd = commandLine(pid);
   if (comm === 'esbuild') return cmd.includes('/tsx/') ? 'esbuild service (tsx, loads TypeScript)' : 'esbuild service (scripts/build.ts bundled the Worker)';
   if (cmd.startsWith('npm')) return 'npm';
+  if (comm === 'sh') return "sh (npm's script shell)";
   if (cmd.includes('tsx')) return 'Node: tsx launcher';
   return comm;
 }
