@@ -91,16 +91,30 @@ function withoutLength(headers: Headers): Headers {
   return copy;
 }
 
-/** The body passed through as it comes, one newline after its last byte. */
+/**
+ * The body passed through as it comes, one newline after its last byte. In workerd the bytes move through a native
+ * IdentityTransformStream (the runtime pumps a native body into it without entering JavaScript); a JavaScript
+ * TransformStream runs a promise turn per chunk it is handed: bench `--only=lists`, 10,000 pods (31.7 MB), it
+ * was ~600 of the list's ~900 ms (beside a micro-benchmark of the same body through both: 0.52-0.67 s vs 0.12-0.30 s).
+ */
 function withTrailingNewline(res: Response): Response {
-  const body = res.body!.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    flush(controller) {
-      controller.enqueue(NEWLINE);
-    },
-  }));
   const headers = new Headers(res.headers);
   headers.delete('content-length');
-  return new Response(body, { status: res.status, headers });
+  return new Response(appendNewline(res.body!), { status: res.status, headers });
+}
+
+function appendNewline(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  if (typeof IdentityTransformStream === 'undefined') {
+    // Outside workerd (unit tests in Node): the same bytes through a JavaScript transform.
+    return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: (c) => c.enqueue(NEWLINE) }));
+  }
+  const pipe = new IdentityTransformStream();
+  void body.pipeTo(pipe.writable, { preventClose: true }).then(async () => {
+    const writer = pipe.writable.getWriter();
+    await writer.write(NEWLINE);
+    await writer.close();
+  }).catch((e: unknown) => pipe.writable.abort(e).catch(() => undefined));
+  return pipe.readable as ReadableStream<Uint8Array>;
 }
 
 /** The discovery documents (apiserver's discovery handlers write them through the same serializer as objects). */
