@@ -14,8 +14,8 @@ import { countItems } from './lists';
 
 export interface SideBySideTarget {
   label: string;
-  /** One full read: its item count and bytes. */
-  once(): Promise<{ items: number; bytes: number }>;
+  /** One full read: its item count (when `count`: scenarios/lists.ts ListCase.once) and bytes. */
+  once(count: boolean): Promise<{ items: number; bytes: number }>;
   /** The processes whose CPU a read costs (server, listener). */
   pids(): Record<string, number | undefined>;
 }
@@ -30,10 +30,10 @@ export interface SideBySideRow {
 export function gatewayTarget(label: string, ep: Edgeplane, path: string): SideBySideTarget {
   return {
     label,
-    once: async () => {
+    once: async (count) => {
       const res = await ep.port.send('GET', path);
       if (res.status !== 200) throw new Error(`${label}: list answered ${res.status}`);
-      return { items: countItems(res.body), bytes: res.body.length };
+      return { items: count ? countItems(res.body) : -1, bytes: res.body.length };
     },
     pids: () => ({ workerd: ep.workerdPid, listener: ep.gatewayPid }),
   };
@@ -71,7 +71,7 @@ export async function populateEtcd(etcd: Etcd, namespace: string, n: number, fro
 /** Rounds of one read per target in turn (the order rotating each round), until `samples` rounds or `maxMs`. */
 export async function interleave(targets: SideBySideTarget[], expected: number, samples: number, maxMs: number): Promise<SideBySideRow[]> {
   for (const t of targets) {
-    const first = await t.once(); // warm-up, and the count check
+    const first = await t.once(true); // warm-up, and the count check
     if (first.items !== expected) throw new Error(`${t.label} returned ${first.items} of ${expected} items`);
   }
   const times = targets.map(() => [] as number[]);
@@ -83,7 +83,7 @@ export async function interleave(targets: SideBySideTarget[], expected: number, 
       const i = (k + round) % targets.length;
       const meter = new CpuMeter(targets[i].pids).start();
       const t0 = performance.now();
-      const r = await targets[i].once();
+      const r = await targets[i].once(false);
       times[i].push(performance.now() - t0);
       bytes[i] = r.bytes;
       for (const [name, ms] of Object.entries(meter.stop().processes)) cpu[i][name] = (cpu[i][name] ?? 0) + ms;
