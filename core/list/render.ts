@@ -13,7 +13,7 @@ export type ListFormat = ({ as: 'List' } | { as: 'Table'; includeObject: Include
 
 /**
  * A list body in parts: `open`, the `count` items' JSON comma-separated, `close`. Made without joining, so a caller
- * can encode it piece by piece (list-bytes.ts) and never hold a list of 10,000 pods (~32 MB) as one string. Items
+ * can send it piece by piece (list-pieces.ts) and never hold a list of 10,000 pods (~32 MB) as one string. Items
  * come from the page, read when the body was made: later writes never reach it (an entry's JSON never changes).
  */
 export interface ListBody {

@@ -54,8 +54,8 @@ export async function serveList(source: ListSource, req: ListQuery, now: number)
 }
 
 /**
- * `serveList`'s body in parts (render.ts ListBody), for streaming (list-bytes.ts): the page is read when this
- * resolves; its items are converted and encoded as they are sent.
+ * `serveList`'s body in parts (render.ts ListBody), for streaming (list-pieces.ts): the page is read when this
+ * resolves; its items are converted as their pieces are made.
  */
 export async function serveListBody(source: ListSource, req: ListQuery, now: number): Promise<ListBody | undefined> {
   const { type } = source;

@@ -1,4 +1,4 @@
-// Large LISTs through the gateway: a body the store streams in pieces (core/list/list-bytes.ts, ~256 KiB each)
+// Large LISTs through the gateway: a body the store streams in pieces (core/list/list-pieces.ts, ~256 Ki characters each)
 // arrives as kube-apiserver writes one (its items exactly the objects a GET answers, one trailing newline), from
 // the store and from a replica, paged, as YAML, indented JSON, protobuf and a Table; a client that leaves mid-body
 // breaks nothing.
