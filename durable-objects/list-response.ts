@@ -8,13 +8,15 @@
 
 import { listPieces } from '../core/list/list-pieces';
 import type { ListBody } from '../core/list/render';
+import { BODY_NEWLINE_HEADER } from '../contract/headers';
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+// Compact JSON ends with a newline (worker/response-encoding.ts): a list's is its last piece's, so the front door
+// does not pipe the body once more to append it.
+const JSON_HEADERS = { 'content-type': 'application/json', [BODY_NEWLINE_HEADER]: '1' };
 
 export function listResponse(body: ListBody): Response {
-  const pieces = listPieces(body);
-  const first = pieces.next();
-  if (first.done) return new Response('', { headers: JSON_HEADERS });
+  const pieces = listPieces({ ...body, close: `${body.close}\n` });
+  const first = pieces.next() as IteratorYieldResult<string>; // never done: there is always a piece
   const second = pieces.next();
   // Most lists are one piece: a plain body, no stream.
   if (second.done) return new Response(first.value, { headers: JSON_HEADERS });
