@@ -36,6 +36,8 @@ export interface DualListener {
   port: number;
   /** Bytes this process holds for clients now (their write buffers): bounded however slow a client reads. */
   bufferedBytes(): number;
+  /** Connections open and opening now, the cap on open ones, and how many requests got the cap's 429 so far. */
+  stats(): { open: number; opening: number; maxConnections: number; refused: number };
   close(): Promise<void>;
 }
 
@@ -146,6 +148,7 @@ export function listenDual(port: number, upstreamPort: number, tls: TlsFiles, li
   const opening = new Set<Connection>(); // insertion order: the oldest first
   const open = new Set<Connection>();
   let openingBytes = 0;
+  let refused = 0;
 
   const forget = (c: Connection) => {
     if (opening.delete(c)) openingBytes -= c.bytes;
@@ -180,7 +183,10 @@ export function listenDual(port: number, upstreamPort: number, tls: TlsFiles, li
       stream.off('data', onData);
       const chunks = c.chunks;
       forget(c);
-      if (open.size >= limits.maxConnections) return refuse(c, stream, TOO_MANY_RESPONSE);
+      if (open.size >= limits.maxConnections) {
+        refused++;
+        return refuse(c, stream, TOO_MANY_RESPONSE);
+      }
       open.add(c);
       c.client = stream;
       pipeTo(c, stream, chunks, upstreamPort);
@@ -231,6 +237,7 @@ export function listenDual(port: number, upstreamPort: number, tls: TlsFiles, li
           for (const c of open) n += c.client?.writableLength ?? 0;
           return n;
         },
+        stats: () => ({ open: open.size, opening: opening.size, maxConnections: limits.maxConnections, refused }),
         // Long-lived watch connections would keep close() waiting forever: end them.
         close: () => new Promise<void>((done) => {
           server.close(() => done());

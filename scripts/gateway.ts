@@ -5,7 +5,7 @@ import { Miniflare } from 'miniflare';
 import { delimiter, join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ROOT } from './root';
-import { defaultLimits, listenDual, localCertificate, type ListenerLimits } from './dual-listener';
+import { defaultLimits, listenDual, localCertificate, type DualListener, type ListenerLimits } from './dual-listener';
 import { kubeconfigText } from './kubeconfig-file';
 import { wranglerWorkerOptions } from './wrangler-options';
 
@@ -43,6 +43,7 @@ export interface Gateway {
   caCert: string; // PEM of the self-signed certificate, for kubeconfig
   directUrl: string; // workerd's own HTTP port, without the dual-protocol hop (benchmarks)
   inspectorPort?: number; // workerd's inspector, when GatewayOptions.inspectorPort was given
+  listener(): ReturnType<DualListener['stats']>; // the local listener's connection counts (diagnostics)
   // Starts a new Workers runtime process on the same state and ports, as a deploy restarts every object: each open
   // socket and stream drops at once (also after the old process was killed; the robustness suite does both).
   restart(): Promise<void>;
@@ -97,6 +98,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     caCert: tls.cert,
     directUrl: upstream.toString().replace(/\/$/, ''),
     inspectorPort,
+    listener: () => listener.stats(),
     restart: async () => {
       await mf.setOptions(options); // port 0 again: Miniflare keeps the port it had
       await fetch(new URL('/healthz', upstream)).then((r) => r.text()).catch(() => undefined);

@@ -1,5 +1,6 @@
 // Scenario: what `npm start` holds before any client: the RSS of every process it leaves running (npm,
-// tsx, the gateway's Node process with Miniflare and the dual listener, the esbuild services, workerd),
+// the gateway's Node process with Miniflare and the dual listener, workerd; a tsx launcher and esbuild
+// service until scripts/launch.mjs replaced tsx, and any other process found in the tree),
 // some seconds after it started serving (the control loops and simulated nodes running, nobody connected).
 
 import { commandLine } from '../lib/proc';
@@ -25,6 +26,7 @@ function role(ep: Edgeplane, pid: number, comm: string): string {
   const cmd = commandLine(pid);
   if (comm === 'esbuild') return cmd.includes('/tsx/') ? 'esbuild service (tsx, loads TypeScript)' : 'esbuild service (scripts/build.ts bundled the Worker)';
   if (cmd.startsWith('npm')) return 'npm';
+  if (comm === 'sh') return "sh (npm's script shell)";
   if (cmd.includes('tsx')) return 'Node: tsx launcher';
   return comm;
 }

@@ -1,5 +1,5 @@
-// System under test: edgeplane as `npm start` runs it, in its own process tree (npm → tsx → the gateway's
-// Node process with the dual HTTP/HTTPS listener → workerd and the esbuild service; gateway-process.ts),
+// System under test: edgeplane as `npm start` runs it, in its own process tree (npm → the gateway's Node
+// process, scripts/launch.mjs, with the dual HTTP/HTTPS listener → workerd; gateway-process.ts),
 // with wrangler.toml's [vars] unless a variant overrides some, state on disk, and the admin token the
 // kubeconfig `npm start` writes carries. Clients use the port `npm start` prints (the dual listener) or,
 // where a row says so, workerd's own port. API helpers, /metrics, the processes and the inspector port.
@@ -22,6 +22,15 @@ import type { FanoutDriver } from '../scenarios/fanout';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 const CHILD = join(HERE, 'gateway-process.ts');
+const LAUNCH = join(ROOT, 'scripts', 'launch.mjs');
+
+/** The NAME=value assignments package.json's start script makes before `node scripts/launch.mjs` (MALLOC_ARENA_MAX). */
+function startScriptAssignments(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const m = /^((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)node scripts\/launch\.mjs scripts\/start\.ts$/.exec(start);
+  if (!m) throw new Error(`package.json's start script is not "[NAME=value …] node scripts/launch.mjs scripts/start.ts": ${start}`);
+  return m[1]!.split(/\s+/).filter(Boolean);
+}
 
 export interface EdgeplaneConfig {
   label: string; // how rows name this gateway: "defaults", "store only", ...
@@ -86,8 +95,11 @@ export class Edgeplane {
       ...process.env,
       BENCH_GATEWAY: JSON.stringify({ persistDir: dir, adminToken, signingKey: randomBytes(32).toString('base64url'), vars, inspector: !!config.inspector }),
     };
-    // The launcher chain of `npm start` (npm → tsx → node), so the process group is the one a user has.
-    const proc = spawn('npm', ['exec', '--offline', '--', 'tsx', CHILD], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    // The launcher chain of `npm start` (npm → node scripts/launch.mjs, the variables its script sets given to node
+    // alone, as the script's shell does: env execs node), so the process group is the one a user has.
+    const assignments = startScriptAssignments();
+    const command = [...(assignments.length ? ['env', ...assignments] : []), 'node', LAUNCH, CHILD];
+    const proc = spawn('npm', ['exec', '--offline', '--', ...command], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     const ready = await new Promise<{ pid: number; url: string; directUrl: string; inspectorPort?: number }>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error('the gateway did not start within 180 s')), 180_000);
@@ -114,7 +126,7 @@ export class Edgeplane {
     return this.config.label;
   }
 
-  /** The processes `npm start` leaves running: npm, tsx, the gateway's Node process, workerd, esbuild. */
+  /** The processes `npm start` leaves running: npm, the gateway's Node process, workerd (and any other). */
   processes(): ProcessInfo[] {
     return processTree(this.proc.pid!);
   }
@@ -200,7 +212,7 @@ export class Edgeplane {
     this.port.close();
     this.direct.close();
     const tree = this.processes();
-    // The gateway's Node process stops workerd (Miniflare dispose) and exits; npm and tsx follow it.
+    // The gateway's Node process stops workerd (Miniflare dispose) and exits; npm follows it.
     try {
       process.kill(this.gatewayPid, 'SIGTERM');
     } catch {

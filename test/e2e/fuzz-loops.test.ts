@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { loadavg } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startTestGateway, stopTestGateway, TOKEN, waitFor, type Running } from './fixtures';
-import { as, limitedTenant, Victim, workerdStats, type Reply, type Tenant } from './hostile';
+import { as, limitedTenant, PROBE_EVERY_MS, Victim, workerdStats, type Reply, type Tenant } from './hostile';
 import { httpWatch, wsWatch } from './watch-streams';
 import { answerProblem, assertInBatches, expectWatchersConsistent, slimWatchLogs, type Watched } from './fuzz-harness';
 import {
@@ -104,9 +104,22 @@ class Watchdog {
   }
 
   private async once(): Promise<void> {
+    // A round at most every PROBE_EVERY_MS, as Victim.during paces it: unpaced, on a quiet machine the victim's
+    // three requests a round reached the per-user rate limit (200/s) and got its 429s (CI, seed 20261201).
+    const roundStart = performance.now();
+    await this.round();
+    const rest = PROBE_EVERY_MS - (performance.now() - roundStart);
+    if (rest > 0 && !this.stopped) await sleep(rest);
+  }
+
+  private async round(): Promise<void> {
     // What workerd spent meanwhile and the machine's load tell a busy gateway from a starved one (tests share cores).
     const cpuBefore = workerdStats().cpuMs;
-    const context = () => `; workerd CPU ${workerdStats().cpuMs - cpuBefore} ms meanwhile, load ${loadavg()[0]!.toFixed(1)}`;
+    const context = () => {
+      const l = r.gateway.listener();
+      return `; workerd CPU ${workerdStats().cpuMs - cpuBefore} ms meanwhile, load ${loadavg()[0]!.toFixed(1)}, `
+        + `listener ${l.open} open of ${l.maxConnections} (${l.opening} opening, ${l.refused} refused so far)`;
+    };
     try {
       const ms = await this.victim.probe();
       this.latencies.push(ms);
@@ -485,6 +498,15 @@ async function leftovers(): Promise<string> {
   return out.join(', ');
 }
 
+/** Who refused requests so far: flow control's rejections by level and reason, and the local listener's cap. */
+async function rejections(): Promise<string> {
+  const text = (await http(r, 'GET', '/metrics').catch(() => ({ text: '' }))).text;
+  const apf = text.split('\n').filter((l) => l.startsWith('apiserver_flowcontrol_rejected_requests_total{') && !l.endsWith(' 0'))
+    .map((l) => l.replace(/^apiserver_flowcontrol_rejected_requests_total/, '').replace(/flow_schema=|priority_level=|reason=|"/g, ''));
+  const l = r.gateway.listener();
+  return `flow control rejected ${apf.length ? apf.join(' ') : 'none'}; listener ${l.open} open of ${l.maxConnections}, ${l.refused} refused`;
+}
+
 const mb = (b: number) => (b / 1048576).toFixed(0);
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
 
@@ -579,7 +601,7 @@ describe(`fuzzing the control loops (${PER_SECTION} cases per section, seed ${SE
           + `${victimBaselineMs.toFixed(0)} ms, p50 ${percentile(lat, 0.5).toFixed(0)} ms, p99 ${percentile(lat, 0.99).toFixed(0)} ms, `
           + `max ${Math.max(...lat).toFixed(0)} ms (bound ${victim.boundMs.toFixed(0)} ms); workerd RSS ${mb(before.rssBytes)} → ${mb(after.rssBytes)} MB `
           + `(peak ${mb(peakRss)} MB), CPU ${((after.cpuMs - before.cpuMs) / wallMs * 100).toFixed(0)}% of a core; answers `
-          + `${[...answers].sort(([a], [b]) => a - b).map(([code, n]) => `${code}×${n}`).join(' ')}`);
+          + `${[...answers].sort(([a], [b]) => a - b).map(([code, n]) => `${code}×${n}`).join(' ')}; ${await rejections()}`);
       }
     }, LONG ? 3_600_000 : 600_000);
   }

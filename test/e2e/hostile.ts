@@ -111,7 +111,7 @@ export interface VictimReport {
  * reports every probe that failed or took longer than the bound.
  */
 /** The victim's pace: one round (three requests as the tenant, one /readyz) per this many milliseconds at most. */
-const PROBE_EVERY_MS = 50;
+export const PROBE_EVERY_MS = 50;
 
 export class Victim {
   private baselineMs = 0;
@@ -153,7 +153,12 @@ export class Victim {
         throw new Error(`${what}: transport failure ${String((e as { cause?: unknown }).cause ?? e)}`);
       }
       const ms = performance.now() - start;
-      if (!ok(res)) throw new Error(`${what}: ${res.status} ${res.text.slice(0, 200)}`);
+      if (!ok(res)) {
+        // A 429 names who refused: flow control stamps its FlowSchema, the authorizer's rate limit and the local
+        // listener's connection cap do not (and the listener closes the connection).
+        const who = res.status === 429 ? ` [flow schema ${res.headers.get('x-kubernetes-pf-flowschema-uid') ?? 'none'}, connection ${res.headers.get('connection') ?? '-'}]` : '';
+        throw new Error(`${what}: ${res.status}${who} ${res.text.slice(0, 200)}`);
+      }
       slowest = Math.max(slowest, ms);
     }
     return slowest;
