@@ -101,7 +101,7 @@ try {
       }
     }
   };
-  const listPods = Number(args.find((a) => a.startsWith('--pods='))?.split('=')[1] ?? 10_000);
+  const listPods = numberArg('pods', 10_000);
   if (scenario === 'lists') {
     // The pods are created outside the profile; one list warms the path.
     await ep.createNamespace('profile');
