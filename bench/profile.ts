@@ -7,7 +7,8 @@
 // Scenarios: fanout (1,000 WebSocket watchers, 200 writes at 100/s; --watchers=N --events=N), fanout-http (the same over HTTP streams),
 // writes-1 / writes-64 (~1 KiB pod creates, 1 or 64 in flight, 10 s), rollout (a Deployment of 300 replicas),
 // idle (10 s with no client: what the control loops cost), apf (scenarios/apf.ts: a ServiceAccount's 64-list flood
-// beside another user's and system traffic's probes, 5 s idle then 10 s flooded).
+// beside another user's and system traffic's probes, 5 s idle then 10 s flooded), lists (10,000 pods created, then
+// 5 full lists through the `npm start` port, each read whole; `--pods=N`; best with --store-only).
 // "(program)" is time in workerd's own C++ (e.g. the WebSocket send path) that V8 cannot attribute; for that,
 // `perf record -g -p <workerd pid>` (the pid is printed) while the scenario runs.
 
@@ -22,11 +23,13 @@ import { runApf, describeApf } from './scenarios/apf';
 import { InspectorSession } from './lib/inspector';
 import { summarizeProfile } from './lib/cpu-profile';
 import { sleep } from './lib/stats';
+import { pool } from './lib/http';
+import { podJson } from './lib/objects';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const scenario = args.find((a) => !a.startsWith('--')) ?? 'fanout';
-const SCENARIOS = ['fanout', 'fanout-http', 'writes-1', 'writes-64', 'rollout', 'idle', 'apf'];
+const SCENARIOS = ['fanout', 'fanout-http', 'writes-1', 'writes-64', 'rollout', 'idle', 'apf', 'lists'];
 if (!SCENARIOS.includes(scenario)) {
   console.error(`usage: npx tsx bench/profile.ts <${SCENARIOS.join('|')}> [--store-only] [--heap]`);
   process.exit(2);
@@ -79,6 +82,18 @@ try {
         return describeRollout(await runRollout(ep, 300, 3, 300_000));
       case 'apf':
         return describeApf(await runApf(ep, { concurrency: 64, idleMs: 5000, floodMs: 10_000 }));
+      case 'lists': {
+        const times: number[] = [];
+        let bytes = 0;
+        for (let i = 0; i < 5; i++) {
+          const t = performance.now();
+          const res = await ep.port.send('GET', '/api/v1/namespaces/profile/pods');
+          if (res.status !== 200) throw new Error(`list answered ${res.status}`);
+          times.push(Math.round(performance.now() - t));
+          bytes = res.body.length;
+        }
+        return `5 lists of ${listPods} pods (${(bytes / 1e6).toFixed(2)} MB each): ${times.join(', ')} ms`;
+      }
       default: {
         await sleep(10_000);
         await heapSnapshot();
@@ -86,6 +101,18 @@ try {
       }
     }
   };
+  const listPods = numberArg('pods', 10_000);
+  if (scenario === 'lists') {
+    // The pods are created outside the profile; one list warms the path.
+    await ep.createNamespace('profile');
+    const created = await pool(listPods, 64, 600_000, async (i) => {
+      const name = `p-${String(i).padStart(6, '0')}`;
+      const res = await ep.port.send('POST', '/api/v1/namespaces/profile/pods', podJson('profile', name));
+      if (res.status !== 201) throw new Error(`create answered ${res.status}`);
+    });
+    if (created !== listPods) throw new Error(`created only ${created} of ${listPods} pods`);
+    await ep.port.send('GET', '/api/v1/namespaces/profile/pods');
+  }
   if (scenario.startsWith('writes') || scenario === 'rollout' || scenario === 'apf') {
     // Let the gateway's start-up work (bundled modules, node registration) finish outside the profile.
     await sleep(3000);

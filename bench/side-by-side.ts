@@ -6,7 +6,9 @@
 // gateway measured after the other compares two different machines); two gateways measured together see the
 // same load, so their ratio holds. Store only unless --defaults. `--apf` runs the API Priority and Fairness flood
 // (scenarios/apf.ts: 64 concurrent lists from one ServiceAccount, another user's and system traffic's probes,
-// alternating idle and flood windows) on both at once, with the defaults.
+// alternating idle and flood windows) on both at once, with the defaults. `--lists[=1000,10000]` fills both (store
+// only) with the same pods and reads full lists from each and from etcd in turn (scenarios/lists-side-by-side.ts):
+// p50/p99, bytes, CPU per list, ratio to etcd's range (`--samples=40`, `--no-etcd`).
 
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -17,7 +19,9 @@ import { DEFAULTS, Edgeplane, STORE_ONLY } from './targets/edgeplane';
 import { describeWrites, runWrites, type WriteResult } from './scenarios/writes';
 import { sleep } from './lib/stats';
 import { describeApf, runApf } from './scenarios/apf';
-import { settle } from './lib/proc';
+import { loadAverages, settle } from './lib/proc';
+import { Etcd } from './targets/etcd';
+import { describeRows, etcdTarget, gatewayTarget, interleave, populateEtcd, populateGateways } from './scenarios/lists-side-by-side';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -31,6 +35,8 @@ const seconds = Number(opt('seconds') ?? 10);
 const concurrency = (opt('concurrency') ?? '1,8,64').split(',').map(Number);
 const apf = args.includes('--apf');
 const config = args.includes('--defaults') || apf ? DEFAULTS : STORE_ONLY;
+const listsArg = args.find((a) => a === '--lists' || a.startsWith('--lists='));
+const listSizes = listsArg ? (opt('lists') ?? '1000,10000').split(',').map(Number) : [];
 
 const other = mkdtempSync(join(tmpdir(), 'edgeplane-ab-'));
 execFileSync('sh', ['-c', `git -C "${ROOT}" archive "${ref}" | tar -x -C "${other}"`]);
@@ -46,20 +52,22 @@ const gateways = [
   { label: ref, ep: await OtherEdgeplane.start(config) },
 ];
 try {
-  if (apf) {
+  if (listSizes.length > 0) {
+    await sideBySideLists(listSizes);
+  } else if (apf) {
     console.log(`settled ${(await Promise.all(gateways.map((g) => settle(g.ep.workerdPid, 60_000)))).join(', ')} ms`);
     const results = await Promise.all(gateways.map((g) => runApf(g.ep, { concurrency: 64, idleMs: 15_000, floodMs: 30_000, rounds: 5 })));
     results.forEach((r, i) => console.log(`${gateways[i]!.label}: ${describeApf(r)}`));
   }
-  if (!apf) for (const g of gateways) await g.ep.createNamespace('side-by-side');
+  if (!apf && !listsArg) for (const g of gateways) await g.ep.createNamespace('side-by-side');
   // With the loops on, a pod create waits for the namespace's `default` ServiceAccount (ServiceAccount admission
   // refuses with 403 when the controller has not made it within ~1.5 s, which a busy machine can exceed).
-  if (!apf && config === DEFAULTS) {
+  if (!apf && !listsArg && config === DEFAULTS) {
     for (const g of gateways) {
       for (let i = 0; i < 600 && (await g.ep.port.send('GET', '/api/v1/namespaces/side-by-side/serviceaccounts/default')).status !== 200; i++) await sleep(100);
     }
   }
-  for (const c of apf ? [] : concurrency) {
+  for (const c of apf || listsArg ? [] : concurrency) {
     const results: WriteResult[] = await Promise.all(gateways.map((g) => runWrites({
       system: 'edgeplane', variant: `${config.label}, ${g.label}`, pids: () => ({ server: g.ep.workerdPid }),
       create: async (ns, name, body) => {
@@ -76,3 +84,28 @@ try {
   rmSync(other, { recursive: true, force: true });
 }
 process.exit(0);
+
+async function sideBySideLists(sizes: number[]): Promise<void> {
+  const etcd = args.includes('--no-etcd') ? undefined : await Etcd.start();
+  const samples = Number(opt('samples') ?? 40);
+  try {
+    for (const n of sizes) {
+      const ns = `lists-${n}`;
+      await populateGateways(gateways.map((g) => g.ep), ns, n);
+      const refs = etcd ? await populateEtcd(etcd, ns, n, gateways[0]!.ep) : undefined;
+      for (const [read, query] of [['rv=0', '?resourceVersion=0'], ['consistent', '']] as const) {
+        const targets = gateways.map((g) => gatewayTarget(g.label, g.ep, `/api/v1/namespaces/${ns}/pods${query}`));
+        if (etcd && refs) {
+          targets.push(etcdTarget('etcd range', etcd, `/registry/pods/${ns}/`, refs.clientBytes));
+          targets.push(etcdTarget('etcd range, stored objects', etcd, `/registry/stored-pods/${ns}/`, refs.storedBytes));
+        }
+        const rows = await interleave(targets, n, samples, n >= 10_000 ? 90_000 : 30_000);
+        console.log(describeRows(`${n} pods, ${read} (load ${loadAverages().map((l) => l.toFixed(1)).join(' ')})`, rows, 'etcd range'));
+        const [mine, theirs] = rows;
+        console.log(`  this checkout ÷ ${ref}: p50 ${(mine.latencyMs.p50 / theirs.latencyMs.p50).toFixed(2)}×, p99 ${(mine.latencyMs.p99 / theirs.latencyMs.p99).toFixed(2)}×`);
+      }
+    }
+  } finally {
+    await etcd?.stop();
+  }
+}

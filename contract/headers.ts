@@ -19,6 +19,13 @@ export const API_VERSION_HEADER = 'x-edgeplane-api-version';
 /** Worker → store or replica: the front door's CRD store revision, so the object serving knows at least as much. */
 export const CRD_REVISION_HEADER = 'x-edgeplane-crd-revision';
 
+/**
+ * Store or replica → Worker, on a list's answer: its body already ends with the newline compact JSON ends with
+ * (durable-objects/list-response.ts), so the front door passes it on untouched (worker/response-encoding.ts) and
+ * drops this header.
+ */
+export const BODY_NEWLINE_HEADER = 'x-edgeplane-body-newline';
+
 /** Client → Worker (system:masters only): the replica location to be served from, or `store` for none. */
 export const LOCATION_HEADER = 'x-edgeplane-location';
 /** Client → Worker (system:masters only): the replica index within that location. */

@@ -10,7 +10,7 @@ import type { KubeObject } from '../core/object-meta';
 import type { WriteRequest } from '../core/writes';
 import { objectKey } from '../core/object-key';
 import { parseSelectors } from '../core/list/options';
-import { serveList } from '../core/list/serve-list';
+import { serveListBody } from '../core/list/serve-list';
 import { scaleOf } from '../core/scale';
 import { jsonInView } from '../core/views/view';
 import type { LogReply } from '../core/follow/change-log';
@@ -23,6 +23,7 @@ import { CRD_REVISION_HEADER, WATCH_HEADERS } from '../contract/headers';
 import { isAuthorizerName, replicaStub } from '../contract/names';
 import { knowType } from '../contract/crd-types';
 import { CanonicalLog } from './canonical-log';
+import { listResponse } from './list-response';
 import { CommitPath } from './commit-path';
 import { WatchCache } from './watch-cache';
 import { Replication } from './replication';
@@ -31,7 +32,6 @@ import { StoreWrites } from './store-writes';
 import { crdRevisionOf, ServedType } from './served-type';
 
 const LOG_BATCH_LIMIT = 1000;
-const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export class ResourceStore extends DurableObject<Bindings> implements StoreRpc {
   private readonly settings: Settings;
@@ -80,7 +80,8 @@ export class ResourceStore extends DurableObject<Bindings> implements StoreRpc {
   async list(groupResource: string, req: ListRequest): Promise<Response> {
     return this.served.response(groupResource, req.crdRevision, async () => {
       const source = this.cache.listSource({ valuesBefore: (revision, keep) => this.log.valuesBefore(revision, keep) });
-      return new Response(await serveList(source, req, Date.now()), { headers: JSON_HEADERS });
+      // Never undefined here: only a source that may lag (a replica's) declines a consistent read.
+      return listResponse((await serveListBody(source, req, Date.now()))!);
     });
   }
 

@@ -6,7 +6,8 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import type { ResourceType } from '../core/registry';
-import { serveList } from '../core/list/serve-list';
+import { serveListBody } from '../core/list/serve-list';
+import { listResponse } from './list-response';
 import type { ChangeRow } from '../core/follow/change-log';
 import { StoreFollower } from '../core/follow/store-follower';
 import { requireSettings, type Settings } from '../core/settings';
@@ -62,9 +63,9 @@ export class WatchReplica extends DurableObject<Bindings> implements ReplicaRpc 
     return this.served.response(groupResource, req.crdRevision, async () => {
       const cache = await this.ready();
       const store = storeStub(this.env, groupResource);
-      const body = await serveList(cache.listSource({ consistentRevision: () => store.currentRevision(groupResource) }), req, Date.now());
+      const body = await serveListBody(cache.listSource({ consistentRevision: () => store.currentRevision(groupResource) }), req, Date.now());
       if (body === undefined) return store.list(groupResource, req); // not fresh enough for a consistent read
-      return new Response(body, { headers: { 'content-type': 'application/json' } });
+      return listResponse(body);
     });
   }
 

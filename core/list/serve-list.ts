@@ -12,7 +12,7 @@ import type { RenderErrorSink } from '../tables/isolated';
 import { parseListOptions, parseSelectors } from './options';
 import { planList } from './plan';
 import { entriesAt, readPage } from './query';
-import { renderList, type ListFormat } from './render';
+import { listText, renderListBody, type ListBody, type ListFormat } from './render';
 
 export interface ListSource {
   readonly type: ResourceType;
@@ -49,6 +49,15 @@ export interface ListQuery {
  * reached the store's revision within the wait: the caller asks the store instead).
  */
 export async function serveList(source: ListSource, req: ListQuery, now: number): Promise<string | undefined> {
+  const body = await serveListBody(source, req, now);
+  return body && listText(body);
+}
+
+/**
+ * `serveList`'s body in parts (render.ts ListBody), for streaming (list-pieces.ts): the page is read when this
+ * resolves; its items are converted as their pieces are made.
+ */
+export async function serveListBody(source: ListSource, req: ListQuery, now: number): Promise<ListBody | undefined> {
   const { type } = source;
   const opts = parseListOptions(new URLSearchParams(req.query), false);
   const selectors = parseSelectors(opts, type);
@@ -66,7 +75,7 @@ export async function serveList(source: ListSource, req: ListQuery, now: number)
   const page = readPage(entriesAtRevision(source, prefix, plan.start, revision), {
     selectors, hasSelectors: opts.labelSelector !== '' || opts.fieldSelector !== '', limit: plan.limit, revision,
   }, (after) => source.state.countFrom(prefix, after));
-  return renderList(type, page, formatRevision(revision), req.format, now, source.onRenderError);
+  return renderListBody(type, page, formatRevision(revision), req.format, now, source.onRenderError);
 }
 
 /** Entries from `start` under `prefix` as they were at `revision`: the current state with later changes undone. */

@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { encodeResponse, isPrettyPrint, jsonResponse, jsonToYaml } from '../../worker/response-encoding';
 import { parseResourcePath } from '../../core/request-info';
 import type { AppEnv } from '../../worker/env';
+import { BODY_NEWLINE_HEADER } from '../../contract/headers';
 
 describe('jsonToYaml', () => {
   it('sorts keys, does not indent sequences under their key, and writes null and empty collections', () => {
@@ -56,5 +57,19 @@ describe('encodeResponse', () => {
     expect(await yaml.text()).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n');
     const pretty = await app(make).request('/api/v1/namespaces/ns/configmaps/a?pretty=true');
     expect(JSON.parse(await pretty.text())).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' } });
+  });
+
+  it('passes a list body that ends with its newline already (a store\'s) on as it is, without the internal header', async () => {
+    const listed = (body: string) => new Response(new Blob([`${body}\n`]).stream(), { status: 200, headers: { 'content-type': 'application/json', [BODY_NEWLINE_HEADER]: '1' } });
+    const res = await app(listed).request('/api/v1/namespaces/ns/configmaps/a', { headers: { 'user-agent': 'kubectl/v1.32.0' } });
+    expect(await res.text()).toBe('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}\n');
+    expect(res.headers.has(BODY_NEWLINE_HEADER)).toBe(false);
+    const yaml = await app(listed).request('/api/v1/namespaces/ns/configmaps/a', { headers: { accept: 'application/yaml' } });
+    expect(await yaml.text()).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n');
+    expect(yaml.headers.has(BODY_NEWLINE_HEADER)).toBe(false);
+    const pretty = await app(listed).request('/api/v1/namespaces/ns/configmaps/a?pretty=true');
+    const text = await pretty.text();
+    expect(text.endsWith('}')).toBe(true);
+    expect(JSON.parse(text)).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' } });
   });
 });
