@@ -45,6 +45,8 @@ export interface InputRequest {
   object?: () => unknown;
   user: UserInfo;
   subresource?: string;
+  /** The object's name when the request names it (not a POST create). */
+  name?: string;
 }
 
 export async function admissionInputs(env: Bindings, settings: Settings, req: InputRequest): Promise<AdmissionInputs> {
@@ -63,6 +65,11 @@ export async function admissionInputs(env: Bindings, settings: Settings, req: In
     if (exempt) inputs.podSecurityExempt = exempt;
     else reads.push(namespaceObject(env, req.namespace).then((n) => void (inputs.namespace = n)));
     if (settings.podSecurityExemptRuntimeClasses.length) inputs.podSecurityExemptRuntimeClasses = [...settings.podSecurityExemptRuntimeClasses];
+  }
+  // PodSecurity on a Namespace written by name: kube's attributes carry its name as the request's namespace, so an
+  // exempt namespace's label updates are not checked against its pods (a create by POST has no namespace: never exempt).
+  if (type.group === '' && type.kind === 'Namespace' && req.name && settings.podSecurityExemptNamespaces.includes(req.name)) {
+    inputs.podSecurityExempt = 'namespace';
   }
   if (type.namespaced && type.stored && (req.operation === 'create' || (!req.subresource && chargedOnUpdate(type)))) {
     reads.push(listAll(env, RESOURCE_QUOTAS, req.namespace, 'when empty').then((l) => void (inputs.resourceQuotas = l)));
