@@ -4,7 +4,7 @@
 // Object), writes bench/results/profiles/<time>-<scenario>.cpuprofile (Chrome DevTools' Performance panel or
 // speedscope open it) and prints where the time went. --heap also writes a heap snapshot (.heapsnapshot) with
 // the scenario's watchers connected.
-// Scenarios: fanout (1,000 WebSocket watchers, 200 writes at 100/s), fanout-http (the same over HTTP streams),
+// Scenarios: fanout (1,000 WebSocket watchers, 200 writes at 100/s; --watchers=N --events=N), fanout-http (the same over HTTP streams),
 // writes-1 / writes-64 (~1 KiB pod creates, 1 or 64 in flight, 10 s), rollout (a Deployment of 300 replicas),
 // idle (10 s with no client: what the control loops cost), apf (scenarios/apf.ts: a ServiceAccount's 64-list flood
 // beside another user's and system traffic's probes, 5 s idle then 10 s flooded).
@@ -32,6 +32,10 @@ if (!SCENARIOS.includes(scenario)) {
   process.exit(2);
 }
 const config = args.includes('--store-only') ? STORE_ONLY : DEFAULTS;
+const numberArg = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+// fanout: --watchers=N (1,000) and --events=N (200), e.g. --watchers=5000 --events=20 as the bench's W = 5,000 row.
+const WATCHERS = numberArg('watchers', 1000);
+const EVENTS = numberArg('events', 200);
 
 const ep = await Edgeplane.start({ ...config, inspector: true });
 console.log(`edgeplane (${ep.label}): npm start port ${ep.url}, workerd pid ${ep.workerdPid}, gateway Node pid ${ep.gatewayPid}, inspector port ${ep.inspectorPort}`);
@@ -56,7 +60,7 @@ try {
           await heapSnapshot();
           return inspector.heapUsage();
         };
-        return describeFanout(await runFanout(d, { watchers: 1000, mode: 'fixed', ratePerSecond: 100, events: 200, maxWriteMs: 30_000, drainMs: 60_000, measureHeap: true }));
+        return describeFanout(await runFanout(d, { watchers: WATCHERS, mode: 'fixed', ratePerSecond: 100, events: EVENTS, maxWriteMs: 30_000, drainMs: 60_000, measureHeap: true }));
       }
       case 'writes-1':
       case 'writes-64': {

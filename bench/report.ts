@@ -381,9 +381,17 @@ export function renderMarkdown(res: BenchResults): string {
   out.push('', '## Lists', '');
   out.push(table(['System', 'Variant', 'Objects', 'Read', 'Served by', 'Samples', 'p50 ms', 'p99 ms', 'MB'],
     res.lists.map((l) => [l.system, l.variant, l.objects, l.read, l.servedBy, l.latencyMs.n, l.latencyMs.p50, l.latencyMs.p99, fmt(l.bytes / 1e6, 2)])));
+  if (res.apf?.length) {
+    out.push('', '## API Priority and Fairness under a flood (issue 23)', '');
+    out.push('One ServiceAccount runs 64 concurrent lists; another ServiceAccount in the same priority level (workload-low) and system traffic (a simulated kubelet) each read one at a time. Idle and flood windows alternate; p99 during ÷ p99 idle (acceptance: the other user within 2×). Variants: `defaults` (10 seats per isolate), `cN`: `APF_CONCURRENCY=N`, `no-bucket`: the per-user token bucket out of reach.', '');
+    const p = (f: { idle: { p50: number; p99: number }; during: { p50: number; p99: number }; p99Ratio: number }) => [`${fmt(f.idle.p50)} → ${fmt(f.during.p50)}`, `${fmt(f.idle.p99)} → ${fmt(f.during.p99)}`, `×${fmt(f.p99Ratio)}`];
+    out.push(table(['Variant', 'Flood lists/s', '429 flow control', '429 token bucket', 'Other user p50 ms', 'p99 ms', 'p99 ratio', 'System p50 ms', 'p99 ms', 'p99 ratio'],
+      res.apf.map((a) => [a.variant.replace(/^apf: /, ''), a.flood.perSecond, a.flood.apfRejected, a.flood.bucketRejected, ...p(a.otherUser), ...p(a.system)])));
+  }
   out.push('', '## Resume', '');
-  out.push(table(['System', 'Variant', 'Transport', 'Behind', 'First event ms', 'Caught up ms', 'Events/s', 'Complete'],
-    res.resume.map((r) => [r.system, r.variant, r.transport, r.behind, r.firstEventMs, r.catchUpMs, r.eventsPerSecond, r.complete ? 'yes' : `**no** (${r.received})`])));
+  out.push('Each resume timed three times in a row on the same data; the median run is reported, every run\'s catch-up time beside it (the first is the cold one).', '');
+  out.push(table(['System', 'Variant', 'Transport', 'Behind', 'First event ms', 'Caught up ms', 'Events/s', 'Complete', 'Caught up ms, each run'],
+    res.resume.map((r) => [r.system, r.variant, r.transport, r.behind, r.firstEventMs, r.catchUpMs, r.eventsPerSecond, r.complete ? 'yes' : `**no** (${r.received})`, r.catchUpRunsMs?.join(', ') ?? '–'])));
   out.push('', '## Memory per idle watcher', '');
   out.push('RSS (/proc) of the server process before and after opening the watchers (after a warm-up of 20), and after they all closed. JS heap: the live heap of the isolate holding them after a full collection (workerd\'s inspector; a Worker\'s Durable Objects share its isolate, so this is the front door and every object of the gateway); "runtime objects": workerd\'s C++ objects on V8\'s heap (socket wrappers).', '');
   out.push(table(['System', 'Variant', 'Path', 'Watchers', 'RSS before MiB', 'after', 'after close', 'RSS KiB/watcher', 'kept after close', 'Listener KiB/watcher', 'JS heap before MiB', 'after', 'after close', 'JS heap B/watcher', 'kept after close', 'Runtime objects B/watcher'],

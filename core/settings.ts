@@ -61,7 +61,7 @@ export const SETTINGS = {
   // kube's 600 (max-requests-inflight + max-mutating-requests-inflight) suits a many-core server; one isolate is one
   // thread and saturates with about ten requests in flight. Measured side by side under a 64-way flood (bench apf):
   // another user's p50 ×100 at 600 seats, ×23 at 20, ×10 at 10, the flood's throughput unchanged.
-  apfConcurrency: integer('APF_CONCURRENCY', 100, 1, 100_000, "per isolate, seats shared by the priority levels by their nominalConcurrencyShares (kube's max-requests-inflight + max-mutating-requests-inflight)"),
+  apfConcurrency: integer('APF_CONCURRENCY', 10, 1, 100_000, "per isolate, seats shared by the priority levels by their nominalConcurrencyShares (kube's max-requests-inflight + max-mutating-requests-inflight, 600 by default: an isolate is one thread, docs/auth.md)"),
   // An isolate is one thread: past a few requests doing work at once, more seats only interleave them. Opt-in: every
   // limited level's share for young requests is scaled down while the event loop runs late (core/flowcontrol/load.ts).
   // Measured side by side (docs/auth.md): system traffic's p99 under a flood ×1.7–6.5 of idle instead of ×10–28, but another

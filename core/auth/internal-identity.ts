@@ -11,6 +11,7 @@
 // server, not the token, decides their groups.
 
 import { base64url } from 'jose';
+import { hmacKey } from './hmac-key';
 
 export const INTERNAL_TOKEN_PREFIX = 'edgeplane-internal.v1.';
 const LABEL = 'edgeplane internal identity v1:';
@@ -64,8 +65,7 @@ export function internalUser(username: string): InternalUser | undefined {
 const enc = new TextEncoder();
 
 async function mac(key: Uint8Array, username: string): Promise<Uint8Array> {
-  const k = await crypto.subtle.importKey('raw', key as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', k, enc.encode(LABEL + username)));
+  return new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(key), enc.encode(LABEL + username)));
 }
 
 /** The token a component presents as `username`. */

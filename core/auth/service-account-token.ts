@@ -6,6 +6,7 @@
 // this audience, and is it within its lifetime".
 
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { hmacKey } from './hmac-key';
 
 export interface ObjectRef {
   name: string;
@@ -87,7 +88,7 @@ export async function verifyServiceAccountToken(token: string, key: Uint8Array, 
   if (expected.audiences.length === 0) return { ok: false, reason: 'no API audiences configured' };
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, key, {
+    ({ payload } = await jwtVerify(token, await hmacKey(key), {
       algorithms: [ALGORITHM],
       issuer: expected.issuer,
       audience: [...expected.audiences],

@@ -201,7 +201,7 @@ export class FlowController {
 
   /**
    * Each limited level's queues get its current limit, and as their active limit (requests started in the last
-   * second, queueset PARKED_AFTER_MS) that limit scaled by the capacity factor (at least one seat).
+   * quarter second, queueset PARKED_AFTER_MS) that limit scaled by the capacity factor (at least one seat).
    */
   private applyLimits(): void {
     const f = this.governor?.factor ?? 1;

@@ -228,6 +228,25 @@ describe('queueset', () => {
     expect(qs.stats.waiting).toBeGreaterThan(40);
   });
 
+  it('lets a request in beside ones stuck on the network (parked past a quarter second), not past its limit of active ones', () => {
+    let now = 0;
+    const qs = new QueueSet({ concurrencyLimit: 2, queues: 4, handSize: 2, queueLengthLimit: 10 }, () => now);
+    const stuck = [qs.start(1, 'hung', 1), qs.start(1, 'hung', 1)];
+    expect(stuck.map((r) => r.kind)).toEqual(['executing', 'executing']);
+    const victim = qs.start(1, 'victim', 99);
+    expect(victim.kind).toBe('queued');
+    now = 200;
+    expect(qs.poke()).toEqual([]); // still young: they count against the limit
+    now = 251;
+    const started = qs.poke();
+    expect(started).toHaveLength(1);
+    expect((victim as { ticket: Ticket }).ticket.state).toBe('executing');
+    // Two parked and one active: the next gets the second active seat, the one after that waits.
+    expect(qs.start(1, 'victim', 99).kind).toBe('executing');
+    expect(qs.start(1, 'victim', 99).kind).toBe('queued');
+    expect(qs.stats).toMatchObject({ executing: 4, seatsInUse: 4 }); // the figures still count the parked ones
+  });
+
   it('takes back seats and queue places that cancelled requests never released', () => {
     let now = 0;
     const fc = new FlowController({ serverConcurrencyLimit: 245, maxWaiting: 100, now: () => now });
