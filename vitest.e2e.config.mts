@@ -12,7 +12,7 @@ import { defineConfig } from 'vitest/config';
 const QUIET = [
   'admission-policy', 'admission-policy-mutating', 'admission-webhooks', 'bounded-input', 'connection-limit', 'controllers', 'disruption', 'fanout',
   'failpoints', 'flowcontrol', 'fuzz', 'fuzz-loops', 'gc-hostile', 'hostile-numbers', 'hostile-regex',
-  'hostile-services-encodings', 'hostile-workloads', 'memory-bounds', 'oversized-keepalive', 'preemption',
+  'hostile-services-encodings', 'hostile-workloads', 'memory-bounds', 'oversized-keepalive', 'pod-security-namespaces', 'preemption',
   'rbac-bootstrap', 'robustness', 'scheduler', 'slow-watcher', 'stalled-socket', 'static-pods-hostile', 'watch-quota', 'ws-ping-hangup',
 ].map((name) => `test/e2e/${name}.test.ts`);
 

@@ -11,7 +11,7 @@ import type { EscalationGrant } from '../core/rbac/escalation';
 import type { UserInfo } from '../core/rbac/authorize';
 import type { PolicyRule, RequestAttributes } from '../core/rbac/rules';
 import type { KubeObject } from '../core/object-meta';
-import type { AdmissionInputs } from '../core/admission/attributes';
+import type { AdmissionFollowUp, AdmissionInputs } from '../core/admission/attributes';
 import type { HubStats } from '../core/watch/hub';
 import type { ManagerStats } from '../controllers/manager';
 import type { ProxyRules } from '../controllers/kube-proxy';
@@ -51,6 +51,7 @@ export interface StoreReply {
   body: string; // JSON, serialized once in the store
   warnings?: string[]; // for the Warning header (fieldValidation=Warn)
   auditAnnotations?: Record<string, string>; // admission's, for the request's audit event (PodSecurity)
+  podSecurityPods?: AdmissionFollowUp['podSecurityPods']; // admission's follow-up: the namespace's pods to evaluate
   revision?: number; // the store's revision after this write
   held?: number; // deletecollection: objects kept by finalizers
   continue?: string; // a deletecollection page: where the next one starts

@@ -4,7 +4,8 @@
 // minute the mandatory objects get their spec back, missing suggested ones are created, auto-updated suggested
 // ones follow the bootstrap spec, and objects still marked auto-update whose name left the bootstrap set are
 // deleted). The stores already run the same ensure once at start (core/bootstrap.ts); this keeps it true after.
-// Writes as system:apiserver, as kube's loopback client does.
+// Writes as system:apiserver, as kube's loopback client does; the condition by server-side apply to the status, as
+// field manager api-priority-and-fairness-config-consumer-v1 with force (kube's apf_controller apply).
 //
 // Reactions are bounded: a FlowSchema event queues that schema; a PriorityLevelConfiguration add or delete queues
 // the schemas naming it (an index by level name), so an event costs O(schemas naming it). A schema's status is
@@ -19,7 +20,7 @@ import {
   MANDATORY_FLOW_SCHEMAS, MANDATORY_NAMES, MANDATORY_PRIORITY_LEVELS, reconcileFlowControl, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS,
   type FlowSchema, type PriorityLevelConfiguration,
 } from '../core/flowcontrol/bootstrap';
-import { danglingUpdate, unwantedBootstrapObject, withCondition } from '../core/flowcontrol/status';
+import { danglingApply, danglingUpdate, unwantedBootstrapObject } from '../core/flowcontrol/status';
 
 export const COMPONENT = 'api-priority-and-fairness-config-consumer-v1';
 export const FLOW_SCHEMAS: ResourceRef = { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', resource: 'flowschemas', namespaced: false };
@@ -107,7 +108,9 @@ export class FlowControlConfigController {
     recent.push(now);
     this.statusWrites.set(key, recent);
     try {
-      await this.api.patch(FLOW_SCHEMAS, '', key, 'merge', { status: { conditions: withCondition(fs, cond) } }, 'status');
+      // kube's apf_controller applies the one condition to the status (ApplyStatus, force) as its field manager, so
+      // managedFields show it owning conditions[type=Dangling] and other writers' conditions stay theirs.
+      await this.api.patch(FLOW_SCHEMAS, '', key, 'apply', danglingApply(key, cond), 'status', { fieldManager: COMPONENT, force: true });
     } catch (e) {
       if (isNotFound(e)) return; // deleted meanwhile: its delete event comes
       throw e;

@@ -15,6 +15,7 @@ import { bootstrapWrites } from '../core/bootstrap';
 import { namespaceTerminating } from '../core/namespaces/terminating';
 import type { Settings } from '../core/settings';
 import type { ServiceAllocations } from '../core/admission/service-ranges';
+import type { AdmissionFollowUp } from '../core/admission/attributes';
 import type { StoreReply, WriteOptions } from '../contract/rpc';
 import type { CommitPath } from './commit-path';
 import type { NamespaceFence } from './namespace-fence';
@@ -39,6 +40,7 @@ export class StoreWrites {
     }
     const warnings: string[] = [];
     const auditAnnotations: Record<string, string> = {};
+    const followUp: AdmissionFollowUp = {};
     const now = Date.now();
     const state = this.o.cache.state;
     return this.o.commits.run(now, (tx) => {
@@ -61,13 +63,14 @@ export class StoreWrites {
         checksSize: true,
         serviceAllocations: this.o.serviceAllocations,
       }, { type, now, newUid: () => crypto.randomUUID(), randomSuffix, fieldValidation, warnings, auditAnnotations, guard: escalationGuard(type, escalation), garbageCollection: this.o.settings.controllers,
-        defaultTolerationSeconds: this.o.settings.defaultTolerationSeconds, admission: admission && { inputs: admission, dryRun } }, req);
+        defaultTolerationSeconds: this.o.settings.defaultTolerationSeconds, admission: admission && { inputs: admission, dryRun, followUp } }, req);
       // The answer reuses the JSON the commit stored, unless a view converted it (possibly in place: a CRD
       // version's view rewrites apiVersion on the same object).
       const stored = req.view ? undefined : tx.served(result.body);
       const reply: StoreReply = { code: result.code, body: stored ?? JSON.stringify(result.body), revision: tx.revision };
       if (warnings.length) reply.warnings = warnings;
       if (Object.keys(auditAnnotations).length) reply.auditAnnotations = auditAnnotations;
+      if (followUp.podSecurityPods) reply.podSecurityPods = followUp.podSecurityPods;
       if (result.held !== undefined) reply.held = result.held;
       if (req.verb === 'deletecollection' && req.page?.continue) reply.continue = req.page.continue;
       return reply;

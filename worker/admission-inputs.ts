@@ -25,6 +25,7 @@ const RESOURCE_QUOTAS = lookupGroupResource('core/resourcequotas')!;
 const NAMESPACES = lookupGroupResource('core/namespaces')!;
 const STORAGE_CLASSES = lookupGroupResource('storage.k8s.io/storageclasses')!;
 const NODES = lookupGroupResource('core/nodes')!;
+const PODS = lookupGroupResource('core/pods')!;
 // The most objects, and bytes, of one type admission reads per request: every pod create reads the namespace's
 // LimitRanges and ResourceQuotas, so a tenant's many or huge objects must not multiply into every create's cost.
 // A namespace over either bound has its creates refused (fail closed) rather than admitted unchecked.
@@ -45,6 +46,8 @@ export interface InputRequest {
   object?: () => unknown;
   user: UserInfo;
   subresource?: string;
+  /** The object's name when the request names it (not a POST create). */
+  name?: string;
 }
 
 export async function admissionInputs(env: Bindings, settings: Settings, req: InputRequest): Promise<AdmissionInputs> {
@@ -57,12 +60,21 @@ export async function admissionInputs(env: Bindings, settings: Settings, req: In
     reads.push(listAll(env, PRIORITY_CLASSES, '', true).then((l) => void (inputs.priorityClasses = l)));
     reads.push(listAll(env, LIMIT_RANGES, req.namespace, true).then((l) => void (inputs.limitRanges = l)));
   }
+  // ServiceAccount admission on pods/ephemeralcontainers: the pod's own account (its name is immutable: the stored pod's).
+  if (type.group === '' && type.kind === 'Pod' && req.operation === 'update' && req.subresource === 'ephemeralcontainers' && req.name) {
+    reads.push(accountOfPod(env, settings, req.namespace, req.name).then((a) => void (a && (inputs.serviceAccounts = a))));
+  }
   if (type.namespaced && req.namespace && !type.custom && podSecurityApplies(type) && (!req.subresource || req.subresource === 'ephemeralcontainers')) {
     // PodSecurity's exemptions (namespace before user, as kube checks them) spare the namespace read.
     const exempt = settings.podSecurityExemptNamespaces.includes(req.namespace) ? 'namespace' : settings.podSecurityExemptUsernames.includes(req.user.username) ? 'user' : undefined;
     if (exempt) inputs.podSecurityExempt = exempt;
     else reads.push(namespaceObject(env, req.namespace).then((n) => void (inputs.namespace = n)));
     if (settings.podSecurityExemptRuntimeClasses.length) inputs.podSecurityExemptRuntimeClasses = [...settings.podSecurityExemptRuntimeClasses];
+  }
+  // PodSecurity on a Namespace written by name: kube's attributes carry its name as the request's namespace, so an
+  // exempt namespace's label updates are not checked against its pods (a create by POST has no namespace: never exempt).
+  if (type.group === '' && type.kind === 'Namespace' && req.name && settings.podSecurityExemptNamespaces.includes(req.name)) {
+    inputs.podSecurityExempt = 'namespace';
   }
   if (type.namespaced && type.stored && (req.operation === 'create' || (!req.subresource && chargedOnUpdate(type)))) {
     reads.push(listAll(env, RESOURCE_QUOTAS, req.namespace, 'when empty').then((l) => void (inputs.resourceQuotas = l)));
@@ -109,6 +121,17 @@ export async function namespaceObject(env: Bindings, name: string, fresh = false
 
 /** The quota evaluators that charge updates too (kube 1.32: services and persistentvolumeclaims; pods need in-place resize). */
 const chargedOnUpdate = (type: ResourceType) => type.group === '' && (type.kind === 'Service' || type.kind === 'PersistentVolumeClaim');
+
+/** The stored pod's ServiceAccount by name (none when the pod is missing or names none: the store answers then). */
+async function accountOfPod(env: Bindings, settings: Settings, namespace: string, name: string): Promise<Record<string, KubeObject | null> | undefined> {
+  const got = await storeFor(env, PODS).get(groupResource(PODS), { namespace, name, subresource: '' });
+  if (!got.ok) {
+    if (got.status.code === 404) return undefined;
+    throw new StatusError(got.status);
+  }
+  const account = accountNameOf(JSON.parse(got.value.body));
+  return account ? { [account]: await serviceAccount(env, settings, namespace, account) } : undefined;
+}
 
 async function nodeObject(env: Bindings, name: string): Promise<KubeObject | null> {
   const got = await storeFor(env, NODES).get(groupResource(NODES), { namespace: '', name, subresource: '' });

@@ -43,7 +43,10 @@ export interface AdmissionInputs {
   storageClasses?: KubeObject[];
   /** The requesting kubelet's own Node (a node's pod creates: NodeRestriction's owner UID check); null: not found. */
   node?: KubeObject | null;
-  /** PodSecurity's exemption of this request's user or namespace (the `POD_SECURITY_EXEMPT_*` settings). */
+  /**
+   * PodSecurity's exemption of this request's user or namespace (the `POD_SECURITY_EXEMPT_*` settings); for a write
+   * of a Namespace by name, 'namespace' when that namespace is exempt.
+   */
   podSecurityExempt?: 'user' | 'namespace';
   /** PodSecurity's exempt runtimeClassNames (`POD_SECURITY_EXEMPT_RUNTIME_CLASSES`), for pods and pod templates. */
   podSecurityExemptRuntimeClasses?: string[];
@@ -55,6 +58,17 @@ export interface AdmissionEnv {
   warnings?: string[];
   /** Audit annotations for the request's audit event (kube's admission.Attributes AddAnnotation). */
   auditAnnotations?: Record<string, string>;
+  /** What a plugin leaves to the front door after the write (./attributes.ts AdmissionFollowUp). */
+  followUp?: AdmissionFollowUp;
+}
+
+/**
+ * Work a plugin asks of the front door once the store has answered, where kube's plugin reads other types inside
+ * admission: it crosses the store→Worker RPC as plain data on the reply (contract/rpc.ts StoreReply).
+ */
+export interface AdmissionFollowUp {
+  /** PodSecurity: a namespace update tightened `enforce`; its existing pods are evaluated and warned about. */
+  podSecurityPods?: { namespace: string; level: 'baseline' | 'restricted'; version: string };
 }
 
 export interface AdmissionPlugin {

@@ -36,11 +36,12 @@ export function danglingUpdate(fs: StoredSchema, levelExists: (name: string) => 
   return { ...want, lastTransitionTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
 }
 
-/** The schema's conditions with `cond` in place of the one of its type (the others kept, in order). */
-export function withCondition(fs: StoredSchema, cond: FlowSchemaCondition): FlowSchemaCondition[] {
-  const out = conditionsOf(fs).filter((c) => c.type !== cond.type);
-  out.push(cond);
-  return out;
+/**
+ * The apply configuration kube's consumer sends (apf_controller toFlowSchemaApplyConfiguration): the schema's name
+ * and the one condition, every field set; conditions are a map list keyed by type, so the others are kept.
+ */
+export function danglingApply(name: string, cond: FlowSchemaCondition): object {
+  return { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name }, status: { conditions: [cond] } };
 }
 
 function conditionsOf(fs: StoredSchema): FlowSchemaCondition[] {

@@ -18,14 +18,14 @@ export function mutate(ctx: WriteContext, a: AdmissionAttributes | undefined, di
   if (!a) return;
   // kube generates the name after mutating admission, whose errors name the generateName.
   a.displayName = displayName;
-  admitMutating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations });
+  admitMutating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations, followUp: ctx.admission!.followUp });
   a.displayName = undefined;
 }
 
 export function validate(ctx: WriteContext, a: AdmissionAttributes | undefined): void {
   if (!a) return;
   try {
-    admitValidating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations });
+    admitValidating(a, ctx.admission!.inputs, { randomSuffix: ctx.randomSuffix, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations, followUp: ctx.admission!.followUp });
   } catch (e) {
     // A refusal keeps the annotations made before it (PodSecurity's audit-violations), as kube's audit event does.
     if (ctx.auditAnnotations && Object.keys(ctx.auditAnnotations).length && e && typeof e === 'object') {

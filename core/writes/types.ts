@@ -10,7 +10,7 @@ import type { FieldValidation } from '../validation/known-fields';
 import type { ServiceAllocations } from '../admission/service-ranges';
 import type { StrategyEnv, WriteStrategy } from '../strategies/strategy';
 import type { ApiView } from '../views/view';
-import type { AdmissionInputs } from '../admission/attributes';
+import type { AdmissionFollowUp, AdmissionInputs } from '../admission/attributes';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -43,7 +43,7 @@ export interface WriteEnv {
   defaultTolerationSeconds?: number; // DefaultTolerationSeconds admission (core/pods/default-tolerations.ts); default 300
   // The admission chain (core/admission/chain.ts) with what the front door read for it; absent for the
   // server's own writes (bootstrap), which kube-apiserver's post-start hooks also make without admission.
-  admission?: { inputs: AdmissionInputs; dryRun: boolean };
+  admission?: { inputs: AdmissionInputs; dryRun: boolean; followUp?: AdmissionFollowUp };
 }
 
 /** One write as the verb modules see it: the store's environment and what executeWrite resolved from the request. */

@@ -41,22 +41,26 @@ describe('Dangling condition', () => {
     expect(danglingUpdate(schema('a', 'there', { conditions: [found] }), () => true, now)).toBeUndefined();
   });
 
-  it('is written to the status subresource with the other conditions kept, and follows the level coming and going', async () => {
+  it("is applied to the status subresource as kube's consumer applies it (its field manager, force), following the level coming and going", async () => {
     const { api, c, addSchema, levels } = setup();
-    const other = { type: 'Other', status: 'True' };
-    addSchema(schema('team', 'team-level', { conditions: [other] }));
+    addSchema(schema('team', 'team-level', { conditions: [{ type: 'Other', status: 'True' }] }));
     await c.sync('team');
     const first = api.writes('patch')[0]!;
-    expect(first).toMatchObject({ resource: 'flowschemas', name: 'team', subresource: 'status' });
-    const conds = (first.body as { status: { conditions: { type: string; status: string }[] } }).status.conditions;
-    expect(conds.map((x) => [x.type, x.status])).toEqual([['Other', 'True'], ['Dangling', 'True']]);
+    expect(first).toMatchObject({
+      resource: 'flowschemas', name: 'team', subresource: 'status', patchOptions: { fieldManager: 'api-priority-and-fairness-config-consumer-v1', force: true },
+    });
+    // Only the one condition (a map list keyed by type: the apply leaves the others to their managers).
+    expect(first.body).toEqual({
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 'team' },
+      status: { conditions: [expect.objectContaining({ type: 'Dangling', status: 'True', reason: 'NotFound' })] },
+    });
     // The level appears: the schema naming it is queued (and only it).
     addSchema(schema('unrelated', 'elsewhere'));
     while (c.queue.len() > 0) c.queue.done((await c.queue.get())!);
     levels.add(level('team-level'));
     expect(c.queue.len()).toBe(1);
     await c.sync('team');
-    expect(api.writes('patch').at(-1)!.body).toMatchObject({ status: { conditions: [other, { type: 'Dangling', status: 'False', reason: 'Found' }] } });
+    expect(api.writes('patch').at(-1)!.body).toMatchObject({ status: { conditions: [{ type: 'Dangling', status: 'False', reason: 'Found' }] } });
   });
 
   it('writes a schema at most 6 times a minute, then waits', async () => {

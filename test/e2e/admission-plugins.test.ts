@@ -217,3 +217,32 @@ ${extra}  containers: [{name: c, image: nginx, securityContext: {privileged: tru
     expect((await annotationsOf('sandboxed', 'psa'))['pod-security.kubernetes.io/exempt']).toBe('runtimeClass');
   });
 });
+
+describe('ServiceAccount on pods/ephemeralcontainers', () => {
+  it("holds ephemeral containers to the account's mountable secrets, with kube's plain-error 500", async () => {
+    await must(['apply', '-f', '-'], `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: builder, namespace: ${NS}, annotations: {kubernetes.io/enforce-mountable-secrets: "true"}}
+secrets: [{name: allowed}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: built, namespace: ${NS}}
+spec:
+  serviceAccountName: builder
+  automountServiceAccountToken: false
+  containers: [{name: c, image: nginx}]
+`);
+    const ok = await kubectl(r, ['debug', 'built', '-n', NS, '--image=busybox', '-c', 'dbg', '--', 'sleep', '100']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const sneaky = await http(r, 'PATCH', `/api/v1/namespaces/${NS}/pods/built/ephemeralcontainers`, {
+      spec: { ephemeralContainers: [{ name: 'dbg2', image: 'busybox', envFrom: [{ secretRef: { name: 'other' } }] }] },
+    }, { 'content-type': 'application/strategic-merge-patch+json' });
+    expect(sneaky.json).toEqual({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 500,
+      message: 'ephemeral container dbg2 with envFrom referencing secret.secretName="other" is not allowed because service account builder does not reference that secret',
+    });
+    const pod = (await http(r, 'GET', `/api/v1/namespaces/${NS}/pods/built`)).json;
+    expect(pod.spec.ephemeralContainers.map((c: { name: string }) => c.name)).toEqual(['dbg']);
+  });
+});

@@ -173,6 +173,12 @@ describe('API Priority and Fairness with the simulated cluster', () => {
       reason: 'NotFound', message: 'This FlowSchema references the PriorityLevelConfiguration object named "not-yet" but there is no such object',
     });
     expect(Date.parse(missing.lastTransitionTime)).toBeGreaterThan(0);
+    // Written as kube's consumer writes it: a server-side apply of the status, so its field manager owns the condition.
+    const owners = (await http(c, 'GET', `${FC}/flowschemas/points-nowhere`)).json.metadata.managedFields as { manager: string; operation: string; subresource?: string; fieldsV1: object }[];
+    expect(owners.find((m) => m.manager === 'api-priority-and-fairness-config-consumer-v1')).toMatchObject({
+      operation: 'Apply', subresource: 'status',
+      fieldsV1: { 'f:status': { 'f:conditions': { 'k:{"type":"Dangling"}': { '.': {}, 'f:type': {}, 'f:status': {}, 'f:reason': {}, 'f:message': {}, 'f:lastTransitionTime': {} } } } },
+    });
     const level = await http(c, 'POST', `${FC}/prioritylevelconfigurations`, {
       metadata: { name: 'not-yet' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
     });

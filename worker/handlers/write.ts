@@ -22,6 +22,7 @@ import { isApplyPatch } from '../../core/apply/apply-body';
 import { settle } from './after-write';
 import { addMutatingStage, addValidatingStage, afterWebhookConfigWrite, writeWithWebhooks } from '../admission-webhooks';
 import { admissionPolicyStage } from '../admission-policy';
+import { existingPodWarnings } from '../pod-security-namespace';
 import { mutatingPolicyStage } from '../admission-policy-mutating';
 import type { Ctx, ResourceCall } from './call';
 
@@ -86,6 +87,12 @@ export async function send(c: Ctx, call: ResourceCall, req: WriteRequest, query:
   const write = (r: WriteRequest, over: Pick<WriteOptions, 'dryRun'> = {}) => storeWrite(c, call, r, { ...query, ...options, ...over });
   // Admission webhooks, only when one could match (worker/admission-webhooks.ts): they see the store's dry run.
   const result = (await writeWithWebhooks(c, call, req, query.dryRun, write)) ?? (await write(req));
+  // PodSecurity's evaluation of a namespace's pods at its new enforce level, which the store asked for.
+  if (result.ok && result.value.podSecurityPods) {
+    const warnings = await existingPodWarnings(c.env, c.get('settings'), result.value.podSecurityPods);
+    delete result.value.podSecurityPods;
+    if (warnings.length) result.value.warnings = [...(result.value.warnings ?? []), ...warnings];
+  }
   if (result.ok && !query.dryRun) afterWebhookConfigWrite(type);
   return settle(c, type, info.verb, query.dryRun, result);
 }
@@ -98,7 +105,7 @@ async function storeWrite(c: Ctx, { type, info }: ResourceCall, req: WriteReques
   if (req.verb === 'create' || req.verb === 'update' || req.verb === 'patch') {
     const subresource = req.verb === 'create' ? undefined : req.subresource;
     const admission = await admissionInputs(c.env, c.get('settings'), {
-      type, namespace: req.namespace, body: req.body, user: c.get('user'), subresource,
+      type, namespace: req.namespace, body: req.body, user: c.get('user'), subresource, name: req.verb === 'create' ? undefined : req.name,
       object: req.verb === 'patch' ? undefined : () => decodedBodyObject(c.req.raw, req.body),
       operation: req.verb === 'create' || (req.verb === 'patch' && !subresource && isApplyPatch(req.patchType)) ? 'create' : 'update',
     });
