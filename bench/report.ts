@@ -389,7 +389,7 @@ export function renderMarkdown(res: BenchResults): string {
       res.apf.map((a) => [a.variant.replace(/^apf: /, ''), a.flood.perSecond, a.flood.apfRejected, a.flood.bucketRejected, ...p(a.otherUser), ...p(a.system)])));
   }
   out.push('', '## Resume', '');
-  out.push('Each resume timed three times in a row on the same data; the median run is reported, every run\'s catch-up time beside it (the first is the cold one).', '');
+  out.push('Each resume timed three times in a row on the same data (once in the smoke run); the median run is reported, every run\'s catch-up time beside it (the first is the cold one).', '');
   out.push(table(['System', 'Variant', 'Transport', 'Behind', 'First event ms', 'Caught up ms', 'Events/s', 'Complete', 'Caught up ms, each run'],
     res.resume.map((r) => [r.system, r.variant, r.transport, r.behind, r.firstEventMs, r.catchUpMs, r.eventsPerSecond, r.complete ? 'yes' : `**no** (${r.received})`, r.catchUpRunsMs?.join(', ') ?? '–'])));
   out.push('', '## Memory per idle watcher', '');
