@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { loadavg } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startTestGateway, stopTestGateway, TOKEN, waitFor, type Running } from './fixtures';
-import { as, limitedTenant, PROBE_EVERY_MS, Victim, workerdStats, type Reply, type Tenant } from './hostile';
+import { as, limitedTenant, restOfRound, Victim, workerdStats, type Reply, type Tenant } from './hostile';
 import { httpWatch, wsWatch } from './watch-streams';
 import { answerProblem, assertInBatches, expectWatchersConsistent, slimWatchLogs, type Watched } from './fuzz-harness';
 import {
@@ -108,8 +108,7 @@ class Watchdog {
     // three requests a round reached the per-user rate limit (200/s) and got its 429s (CI, seed 20261201).
     const roundStart = performance.now();
     await this.round();
-    const rest = PROBE_EVERY_MS - (performance.now() - roundStart);
-    if (rest > 0 && !this.stopped) await sleep(rest);
+    await restOfRound(roundStart, () => this.stopped);
   }
 
   private async round(): Promise<void> {

@@ -111,7 +111,13 @@ export interface VictimReport {
  * reports every probe that failed or took longer than the bound.
  */
 /** The victim's pace: one round (three requests as the tenant, one /readyz) per this many milliseconds at most. */
-export const PROBE_EVERY_MS = 50;
+const PROBE_EVERY_MS = 50;
+
+/** Waits out the rest of a probing round begun at `startedAt` (performance.now()), unless `stopped`. */
+export async function restOfRound(startedAt: number, stopped: () => boolean): Promise<void> {
+  const rest = PROBE_EVERY_MS - (performance.now() - startedAt);
+  if (rest > 0 && !stopped()) await new Promise((res) => setTimeout(res, rest));
+}
 
 export class Victim {
   private baselineMs = 0;
@@ -206,8 +212,7 @@ export class Victim {
           fail((e as Error).message);
         }
         peakRss = Math.max(peakRss, workerdStats().rssBytes);
-        const rest = PROBE_EVERY_MS - (performance.now() - roundStart);
-        if (rest > 0 && !stop) await new Promise((res) => setTimeout(res, rest));
+        await restOfRound(roundStart, () => stop);
       }
     })();
     let result: T;
