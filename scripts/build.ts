@@ -1,9 +1,9 @@
 // Tooling: bundles the Worker (front door + Durable Objects) into one ES module for Miniflare.
 
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildUi } from './build-ui';
 import { BUNDLE, ROOT } from './root';
 
@@ -11,9 +11,10 @@ export { BUNDLE, ROOT };
 
 export async function bundleWorker(): Promise<string> {
   await buildUi();
-  await build({
+  const out = await build({
     entryPoints: [join(ROOT, 'worker', 'index.ts')],
     outfile: BUNDLE,
+    write: false,
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -23,7 +24,14 @@ export async function bundleWorker(): Promise<string> {
     external: ['cloudflare:*'],
     logLevel: 'warning',
   });
-  writeFileSync(BUNDLE, latin1Only(readFileSync(BUNDLE, 'utf8')));
+  // Written under a name of its own, then renamed: tests start gateways in parallel, and another process must never
+  // read a bundle half written.
+  for (const file of out.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const tmp = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, latin1Only(file.text));
+    renameSync(tmp, file.path);
+  }
   return BUNDLE;
 }
 
