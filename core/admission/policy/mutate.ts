@@ -11,7 +11,9 @@ import { applyJsonPatch } from '../../patch/json-patch';
 import { mergeValues } from '../../apply/merge';
 import { atomOf, fieldNode, isMap } from '../../apply/schema-view';
 import type { SchemaNode } from '../../schema/node';
-import type { KubeObject } from '../../object-meta';
+import { sameJson, type KubeObject } from '../../object-meta';
+import { defaulted } from '../mutating-stage';
+import { PluginReinvocation, ReinvocationContext } from '../reinvocation';
 import { forbidden, StatusError, type Status } from '../../status';
 import { compileExpression, compilePolicy, type CompiledExpression, type CompiledPolicy } from './compile';
 import type { AuthzCheck } from './environment';
@@ -181,37 +183,55 @@ export function applyMutation(node: SchemaNode, object: KubeObject, patchType: s
 
 export interface MutationOutcome {
   object: KubeObject | null;
-  /** The invocation's error (evaluation, patch, budget): the policy's failurePolicy decides. */
-  error?: string;
+  /** matchConditions passed and the invocation was due: its mutations ran (kube goes on to its reinvocation steps). */
+  ran: boolean;
+  /** A mutation applied (kube's VersionedAttributes.Dirty), changed or not. */
+  applied: boolean;
+  /** The invocation's errors (matchConditions, evaluation, patch, budget): the policy's failurePolicy decides. */
+  errors: string[];
   pending: AuthzCheck[];
 }
 
-/** One policy × binding × param invocation (dispatcher.go dispatchOne for each mutation, in order). */
-export async function mutateOnce(policy: CompiledMutatingPolicy, input: PolicyInput, params: unknown, budget: RequestBudget, node: SchemaNode): Promise<MutationOutcome> {
+/**
+ * One policy × binding × param invocation (mutating/dispatcher.go dispatchInvocations for one invocation):
+ * matchConditions, then — when `due` — each mutation in order on the object the previous left, defaulted as kube
+ * defaults the patched object; a mutation that fails is recorded and the next one still runs.
+ */
+export async function mutateOnce(policy: CompiledMutatingPolicy, input: PolicyInput, params: unknown, budget: RequestBudget, node: SchemaNode, due: () => boolean = () => true): Promise<MutationOutcome> {
   const ev = new Evaluation(policy, input, params, budget);
-  const pending = () => [...ev.pending.values()];
   let object = (input.object ?? null) as KubeObject | null;
+  const out = (ran: boolean, applied: boolean, errors: string[]): MutationOutcome => ({ object, ran, applied, errors, pending: [...ev.pending.values()] });
+  const errors: string[] = [];
+  let applied = false;
+  let ran = false;
   try {
     const gate = await matchConditionsGate(policy, ev, budget);
-    if (gate === 'skip') return { object, pending: pending() };
-    if (gate !== 'match') return { object, error: gate.error, pending: pending() };
+    if (gate === 'skip') return out(false, false, []);
+    if (gate !== 'match') return out(false, false, [gate.error]);
+    if (!due()) return out(false, false, []);
+    ran = true;
     for (const m of policy.mutations) {
-      if (!object) break; // nothing to patch (DELETE, CONNECT without options)
+      if (!object) continue; // nothing to patch (DELETE, CONNECT without options)
       await budget.pause();
-      const out = ev.run(m.compiled);
-      if (out.error !== undefined) return { object, error: out.error, pending: pending() };
+      const r = ev.run(m.compiled);
+      if (r.error !== undefined) {
+        errors.push(r.error);
+        continue;
+      }
       try {
-        object = applyMutation(node, object, m.patchType, fromCel(out.value));
+        object = defaulted(applyMutation(node, object, m.patchType, fromCel(r.value)));
+        applied = true;
       } catch (e) {
-        return { object, error: String((e as Error).message ?? e), pending: pending() };
+        errors.push(String((e as Error).message ?? e));
+        continue;
       }
       ev.setObject(object);
     }
   } catch (e) {
-    if (e instanceof OutOfBudget) return { object, error: OUT_OF_BUDGET, pending: pending() };
+    if (e instanceof OutOfBudget) return out(ran, applied, [...errors, OUT_OF_BUDGET]);
     throw e;
   }
-  return { object, pending: pending() };
+  return out(true, applied, errors);
 }
 
 export interface MutatingDispatchOutcome {
@@ -223,57 +243,77 @@ export interface MutatingDispatchOutcome {
   auditAnnotations: Record<string, string>;
 }
 
-const sameJson = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+/** kube's plugin name: the key of the policies' part of the request's ReinvocationContext. */
+export const MUTATING_POLICY_PLUGIN = 'MutatingAdmissionPolicy';
 
 /**
- * The matched policies in order, each binding, each param (generic policy_dispatcher.go, mutating dispatcher.go):
- * the object passed along; configuration and evaluation errors collected and, under failurePolicy Fail (or an
- * unknown one), the first refuses (`policy '<p>' with binding '<b>' denied request: …`). One reinvocation round:
- * when a later invocation changed the object, the earlier `IfNeeded` ones run again on it.
+ * One round of the matched policies (generic policy_dispatcher.go Dispatch, mutating dispatcher.go
+ * dispatchInvocations): each binding, each param, the object passed along; in the second round (`ctx.isReinvoke`)
+ * only the invocations due again (../reinvocation.ts). An invocation that changed the object makes the IfNeeded
+ * ones since the last change due; and, as kube 1.32 does, any mutation applied at all (even one that changed
+ * nothing) makes every IfNeeded invocation of the round due and the chain run again. Configuration errors, then
+ * evaluation errors, are collected; under failurePolicy Fail (or an unknown one) the first refuses (`policy '<p>'
+ * with binding '<b>' denied request: …`). Without `ctx`, the policies alone, reinvoked as that chain would.
  */
-export async function dispatchMutating(policies: readonly MatchedPolicy[], input: PolicyInput, budget: RequestBudget, node: SchemaNode): Promise<MutatingDispatchOutcome> {
+export async function dispatchMutating(policies: readonly MatchedPolicy[], input: PolicyInput, budget: RequestBudget, node: SchemaNode, ctx?: ReinvocationContext): Promise<MutatingDispatchOutcome> {
+  if (ctx) return mutatingRound(policies, input, budget, node, ctx);
+  const own = new ReinvocationContext();
+  const first = await mutatingRound(policies, input, budget, node, own);
+  if (!own.shouldReinvoke || first.refusal) return first;
+  own.isReinvoke = true;
+  const second = await mutatingRound(policies, { ...input, object: first.object }, budget, node, own);
+  return { ...second, changed: first.changed || second.changed, pending: [...first.pending, ...second.pending] };
+}
+
+async function mutatingRound(policies: readonly MatchedPolicy[], input: PolicyInput, budget: RequestBudget, node: SchemaNode, ctx: ReinvocationContext): Promise<MutatingDispatchOutcome> {
   const out: MutatingDispatchOutcome = { object: (input.object ?? null) as KubeObject | null, changed: false, pending: [], auditAnnotations: {} };
-  const errors: { message: string; reason: string; failurePolicy: string }[] = [];
-  let previouslyInvoked: string[] = [];
-  const reinvoke = new Set<string>();
-  for (let round = 0; round < 2; round++) {
-    if (round === 1 && !reinvoke.size) break;
+  type PolicyError = { message: string; reason: string; failurePolicy: string };
+  const configErrors: PolicyError[] = [];
+  const errors: PolicyError[] = [];
+  // generic policy_dispatcher.go calls the mutating dispatcher only when some policy × binding × param is to run.
+  const invocations = policies.some((m) => !m.configurationError && m.bindings.some((b) => !('error' in b.params) && b.params.params.length > 0));
+  const state = invocations ? ctx.begin(MUTATING_POLICY_PLUGIN, out.object) : new PluginReinvocation();
+  let dirty = false;
+  try {
     for (const m of policies) {
       const p = m.compiled as CompiledMutatingPolicy;
       if (m.configurationError) {
-        if (round === 0) errors.push({ message: `policy ${JSON.stringify(p.name)} denied request: failed to configure policy: ${m.configurationError}`, reason: '', failurePolicy: p.failurePolicy });
+        configErrors.push({ message: `policy ${JSON.stringify(p.name)} denied request: failed to configure policy: ${m.configurationError}`, reason: '', failurePolicy: p.failurePolicy });
         continue;
       }
       for (const { binding, params } of m.bindings) {
         const bindingName = binding.metadata.name ?? '';
         if ('error' in params) {
-          if (round === 0) errors.push({ message: `policy '${p.name}' with binding '${bindingName}' denied request: failed to configure binding: ${params.error}`, reason: '', failurePolicy: p.failurePolicy });
+          configErrors.push({ message: `policy '${p.name}' with binding '${bindingName}' denied request: failed to configure binding: ${params.error}`, reason: '', failurePolicy: p.failurePolicy });
           continue;
         }
         for (const param of params.params) {
           const pm = (param as KubeObject | null)?.metadata;
           const key = JSON.stringify([p.name, bindingName, pm?.namespace ?? '', pm?.name ?? '']);
-          if (round === 1 && !reinvoke.has(key)) continue;
           const before = out.object;
-          const r = await mutateOnce(p, { ...input, object: before }, param, budget, node);
+          const r = await mutateOnce(p, { ...input, object: before }, param, budget, node, () => !ctx.isReinvoke || state.shouldReinvoke(key));
           out.pending.push(...r.pending);
-          if (r.error !== undefined) {
-            errors.push({ message: `policy '${p.name}' with binding '${bindingName}' denied request: ${r.error}`, reason: 'Invalid', failurePolicy: p.failurePolicy });
-            continue;
-          }
-          const changed = !sameJson(before, r.object);
-          if (changed) {
+          for (const e of r.errors) errors.push({ message: `policy '${p.name}' with binding '${bindingName}' denied request: ${e}`, reason: 'Invalid', failurePolicy: p.failurePolicy });
+          if (!r.ran) continue;
+          dirty ||= r.applied;
+          if (!sameJson(before, r.object)) {
             out.object = r.object;
             out.changed = true;
-            if (round === 0) for (const k of previouslyInvoked) reinvoke.add(k);
-            previouslyInvoked = [];
+            state.requireReinvokingPreviouslyInvoked();
+            ctx.shouldReinvoke = true;
           }
-          if (round === 0 && p.reinvocationPolicy === 'IfNeeded') previouslyInvoked.push(key);
+          if (p.reinvocationPolicy === 'IfNeeded') state.addPreviouslyInvoked(key);
         }
       }
     }
+    if (dirty && out.object) {
+      state.requireReinvokingPreviouslyInvoked();
+      ctx.shouldReinvoke = true;
+    }
+  } finally {
+    if (invocations) state.setLastInvocationOutput(out.object);
   }
-  const fatal = errors.find((e) => e.failurePolicy !== 'Ignore');
+  const fatal = [...configErrors, ...errors].find((e) => e.failurePolicy !== 'Ignore');
   if (fatal) out.refusal = { message: fatal.message, reason: fatal.reason };
   return out;
 }
