@@ -8,6 +8,8 @@
 // `Object.spec.x{…}` and `JSONPatch{op: …}` are rewritten to map literals before compiling (one linear pass).
 
 import { applyJsonPatch } from '../../patch/json-patch';
+import { PatchError } from '../../patch/patch-error';
+import { formatErrors, validateValue } from '../../apply/validate';
 import { mergeValues } from '../../apply/merge';
 import { atomOf, fieldNode, isMap } from '../../apply/schema-view';
 import type { SchemaNode } from '../../schema/node';
@@ -15,8 +17,9 @@ import { sameJson, type KubeObject } from '../../object-meta';
 import { defaulted } from '../mutating-stage';
 import { PluginReinvocation, ReinvocationContext } from '../reinvocation';
 import { forbidden, StatusError, type Status } from '../../status';
-import { compileExpression, compilePolicy, type CompiledExpression, type CompiledPolicy } from './compile';
-import type { AuthzCheck } from './environment';
+import { celIssue } from '../../crd/cel/compile';
+import { compileExpression, compilePolicy, type CompiledExpression, type CompiledPolicy, type ExpressionSource } from './compile';
+import { constructedTypeName, OBJECT_INIT, type AuthzCheck } from './environment';
 import { Evaluation, matchConditionsGate, OUT_OF_BUDGET, OutOfBudget, type PolicyInput, type RequestBudget } from './evaluate';
 import type { MatchedPolicy } from './dispatch';
 import type { MutatingAdmissionPolicy, ValidatingAdmissionPolicy } from './types';
@@ -35,13 +38,29 @@ const CONSTRUCTED_TYPES = new Set(['Object', 'JSONPatch']);
 const isIdentStart = (c: string) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_';
 const isIdentPart = (c: string) => isIdentStart(c) || (c >= '0' && c <= '9');
 
+/** A rewritten expression, where each of its offsets came from in the policy's text, and names it may not use. */
+export interface Rewritten {
+  text: string;
+  source: ExpressionSource;
+  /** The policy's text calls the construction function itself (kube: an undeclared reference). */
+  reserved?: number;
+}
+
 /**
- * `Object{spec: Object.spec{replicas: 3}}` → `{"spec": {"replicas": 3}}`, `JSONPatch{op: "add", …}` → `{"op": "add",
- * …}`: message construction of the types kube declares (`Object…`, `JSONPatch`) as map literals with quoted field
- * names; string literals and everything else untouched. Linear in the expression.
+ * `Object{spec: Object.spec{replicas: 3}}` → `__k8s_object("Object", {"spec": __k8s_object("Object.spec",
+ * {"replicas": 3})})`, `JSONPatch{op: "add", …}` likewise: message construction of the types kube declares
+ * (`Object…`, `JSONPatch`) as a call that keeps the type name beside a map of quoted field names; string literals
+ * and everything else untouched. Linear in the expression.
  */
-export function rewriteConstruction(expr: string): string {
+export function rewrite(expr: string): Rewritten {
   let out = '';
+  // [rewritten offset, original offset, copied]: a copied run maps one to one, inserted text to where it stands for.
+  const marks: [number, number, boolean][] = [];
+  const emit = (text: string, from: number, copied: boolean) => {
+    marks.push([out.length, from, copied]);
+    out += text;
+  };
+  let reserved: number | undefined;
   // The open brackets: '(' '[' '{' (a map), 'm' (a message: its field names get quoted).
   const stack: string[] = [];
   let expectField = false;
@@ -56,7 +75,7 @@ export function rewriteConstruction(expr: string): string {
       let j = i + close.length;
       while (j < n && !expr.startsWith(close, j)) j += !raw && expr[j] === '\\' ? 2 : 1;
       j = Math.min(n, j + close.length);
-      out += expr.slice(i, j);
+      emit(expr.slice(i, j), i, true);
       i = j;
       expectField = false;
       continue;
@@ -68,35 +87,127 @@ export function rewriteConstruction(expr: string): string {
       let k = j;
       while (k < n && /\s/.test(expr[k]!)) k++;
       if (expectField && !chain.includes('.') && expr[k] === ':') {
-        out += JSON.stringify(chain);
+        emit(JSON.stringify(chain), i, false);
         i = j;
         expectField = false;
         continue;
       }
       const head = chain.split('.', 1)[0]!;
+      if (head === OBJECT_INIT) reserved ??= i;
       if (CONSTRUCTED_TYPES.has(head) && expr[k] === '{' && (head === 'Object' || chain === 'JSONPatch')) {
-        out += '{';
+        emit(`${OBJECT_INIT}(${JSON.stringify(chain)}, {`, i, false);
         stack.push('m');
         expectField = true;
         i = k + 1;
         continue;
       }
-      out += chain;
+      emit(chain, i, true);
       i = j;
       expectField = false;
       continue;
     }
     if (c === '(' || c === '[' || c === '{') stack.push(c);
-    else if (c === ')' || c === ']' || c === '}') stack.pop();
-    else if (c === ',' && stack[stack.length - 1] === 'm') {
-      out += c;
+    else if (c === ')' || c === ']' || c === '}') {
+      if (stack.pop() === 'm' && c === '}') {
+        emit('})', i, false);
+        i++;
+        expectField = false;
+        continue;
+      }
+    } else if (c === ',' && stack[stack.length - 1] === 'm') {
+      emit(c, i, true);
       i++;
       expectField = true;
       continue;
     }
     if (!/\s/.test(c)) expectField = false;
-    out += c;
+    emit(c, i, true);
     i++;
+  }
+  const at = (offset: number): number => {
+    let lo = 0;
+    let hi = marks.length - 1;
+    if (hi < 0) return 0;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (marks[mid]![0] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    const [rw, orig, copied] = marks[lo]!;
+    return copied ? orig + (offset - rw) : orig;
+  };
+  return { text: out, source: { text: expr, at }, reserved };
+}
+
+/** The rewritten text alone. */
+export function rewriteConstruction(expr: string): string {
+  return rewrite(expr).text;
+}
+
+// The AST as cel-js's parser leaves it: an operator name and its arguments.
+interface AstNode {
+  op: string;
+  args: unknown;
+}
+const isNode = (v: unknown): v is AstNode => !!v && typeof v === 'object' && typeof (v as AstNode).op === 'string';
+
+/** The type a construction (or a conditional of two alike) has, as kube's checker names it; undefined otherwise. */
+function constructedType(node: unknown): string | undefined {
+  if (!isNode(node)) return undefined;
+  if (node.op === 'call' && Array.isArray(node.args) && node.args[0] === OBJECT_INIT) {
+    const name = (node.args[1] as unknown[])?.[0];
+    return isNode(name) && name.op === 'value' && typeof name.args === 'string' ? name.args : undefined;
+  }
+  if (node.op === '?:' && Array.isArray(node.args)) {
+    const a = constructedType(node.args[1]);
+    return a !== undefined && a === constructedType(node.args[2]) ? a : undefined;
+  }
+  return undefined;
+}
+
+/** cel-go's name of a cel-js type: `map<string, int>` → `map(string, int)`. */
+const celGoType = (t: string) => t.replaceAll('<', '(').replaceAll('>', ')');
+
+/**
+ * compile.go's return-type check for a mutation (patch.ApplyConfigurationCondition and JSONPatchCondition
+ * ReturnTypes): an ApplyConfiguration must be an `Object`, a JSONPatch a `list(JSONPatch)`. cel-js types the
+ * rewritten constructions as maps, so the construction's own name decides where one stands at the top; a value of
+ * type dyn (a variable, a field of `object`) is left to the evaluation.
+ */
+function returnTypeError(patchType: string, program: { ast: unknown }, type: string | undefined): string | undefined {
+  const root = program.ast;
+  if (patchType === 'JSONPatch') {
+    const want = 'list(JSONPatch)';
+    const own = constructedType(root);
+    if (own !== undefined) return `must evaluate to ${want} but got ${own}`;
+    if (isNode(root) && root.op === 'list' && Array.isArray(root.args) && root.args.length) {
+      const names = root.args.map(constructedType);
+      if (names.every((x) => x === 'JSONPatch')) return undefined;
+      if (names[0] !== undefined && names.every((x) => x === names[0])) return `must evaluate to ${want} but got list(${names[0]})`;
+    }
+    if (!type || type === 'dyn' || type.startsWith('list')) return undefined;
+    return `must evaluate to ${want} but got ${celGoType(type)}`;
+  }
+  const name = constructedType(root);
+  if (name !== undefined) return name === 'Object' ? undefined : `must evaluate to Object but got ${name}`;
+  if (!type || type === 'dyn') return undefined;
+  return `must evaluate to Object but got ${celGoType(type)}`;
+}
+
+/**
+ * A mutation's expression compiled as kube's CompileMutatingEvaluator compiles it: its compile errors (shown
+ * against the policy's own text) and the return type its patchType needs.
+ */
+export function compileMutationExpression(patchType: string, text: string, hasParams: boolean): CompiledExpression {
+  const rw = rewrite(text);
+  if (rw.reserved !== undefined) {
+    return { expression: text, usesAuthorizer: false, error: `compilation failed: ${celIssue(text, { message: `undeclared reference to '${OBJECT_INIT}' (in container '')`, range: { start: rw.reserved } })}` };
+  }
+  const compiled = compileExpression(rw.text, 'any', hasParams, true, true, rw.source);
+  const out = { ...compiled, expression: text };
+  if (out.program && (patchType === 'ApplyConfiguration' || patchType === 'JSONPatch')) {
+    const wrong = returnTypeError(patchType, out.program, out.type);
+    if (wrong) return { expression: text, usesAuthorizer: out.usesAuthorizer, error: wrong };
   }
   return out;
 }
@@ -105,8 +216,7 @@ export function rewriteConstruction(expr: string): string {
 function compileMutation(m: { patchType?: string; applyConfiguration?: { expression?: string }; jsonPatch?: { expression?: string } }, hasParams: boolean): CompiledMutation {
   const patchType = typeof m?.patchType === 'string' ? m.patchType : '';
   const text = String((patchType === 'JSONPatch' ? m.jsonPatch?.expression : m.applyConfiguration?.expression) ?? '');
-  const compiled = compileExpression(rewriteConstruction(text), 'any', hasParams, true, true);
-  return { patchType, compiled: { ...compiled, expression: text } };
+  return { patchType, compiled: compileMutationExpression(patchType, text, hasParams) };
 }
 
 export function compileMutatingPolicy(policy: MutatingAdmissionPolicy): CompiledMutatingPolicy {
@@ -121,22 +231,94 @@ export function compileMutatingPolicy(policy: MutatingAdmissionPolicy): Compiled
   };
 }
 
-/** A CEL value as JSON: ints as numbers, maps as objects. */
-export function fromCel(v: unknown): unknown {
+/** The most nodes a mutation's value may have once its shared parts are written out (variables may share one). */
+export const MAX_VALUE_NODES = 1 << 20;
+
+/** A mutation's value with more nodes than MAX_VALUE_NODES: the evaluation's cost limit. */
+export class ValueTooLarge extends Error {}
+
+const entriesOf = (v: object): [string, unknown][] => (v instanceof Map ? [...v].map(([k, x]) => [String(k), x]) : Object.entries(v));
+
+/** A CEL value as JSON: ints as numbers, maps as objects; throws ValueTooLarge past `left.n` nodes. */
+export function fromCel(v: unknown, left = { n: MAX_VALUE_NODES }): unknown {
+  if (--left.n < 0) throw new ValueTooLarge();
   if (typeof v === 'bigint') return Number(v);
-  if (Array.isArray(v)) return v.map(fromCel);
-  if (v instanceof Map) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of v) out[String(k)] = fromCel(x);
-    return out;
-  }
+  if (Array.isArray(v)) return v.map((x) => fromCel(x, left));
   if (v instanceof Uint8Array) return btoa(String.fromCharCode(...v));
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: fromCel(x), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of entriesOf(v)) Object.defineProperty(out, k, { value: fromCel(x, left), enumerable: true, writable: true, configurable: true });
     return out;
   }
   return v;
+}
+
+/**
+ * dynamic/objects.go CheckTypeNamesMatchFieldPathNames: every constructed value below the root is named after its
+ * field path from the root's type (`Object.spec{selector: Object.spec.selector{…}}`); lists and maps keep their
+ * field's path for their members. The mismatches, in kube's words.
+ */
+export function typeNameMismatches(root: unknown, left = { n: MAX_VALUE_NODES }): string[] {
+  const out: string[] = [];
+  const rootName = constructedTypeName(root);
+  if (rootName === undefined) return out;
+  const path = [rootName];
+  const walk = (v: unknown): void => {
+    if (--left.n < 0) throw new ValueTooLarge();
+    if (v === null || typeof v !== 'object' || v instanceof Uint8Array) return;
+    const name = constructedTypeName(v);
+    if (name === undefined) {
+      for (const x of Array.isArray(v) ? v : entriesOf(v).map(([, x]) => x)) walk(x);
+      return;
+    }
+    const want = path.join('.');
+    if (name !== want) out.push(`unexpected type name ${JSON.stringify(name)}, expected ${JSON.stringify(want)}, which matches field name path from root Object type`);
+    for (const [k, x] of entriesOf(v)) {
+      path.push(k);
+      walk(x);
+      path.pop();
+    }
+  };
+  for (const [k, x] of entriesOf(root as object)) {
+    path.push(k);
+    walk(x);
+    path.pop();
+  }
+  return out;
+}
+
+/** How kube names a CEL value's type in `unsupported return type …: <type>`. */
+function celTypeOf(v: unknown): string {
+  if (v === null || v === undefined) return 'null_type';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'double';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return 'list';
+  if (v instanceof Uint8Array) return 'bytes';
+  return 'map';
+}
+
+/**
+ * The checks kube makes of a mutation's CEL value before it is a patch (patch/smd.go applyConfigPatcher.Patch,
+ * json_patch.go evaluatePatchExpression): the right kind of value, and constructed type names that follow field
+ * paths (`type mismatch: …`; errors.Join's lines). Returns the value as JSON; throws an Error with kube's wording.
+ */
+export function mutationValue(patchType: string, raw: unknown): unknown {
+  const left = { n: MAX_VALUE_NODES };
+  if (patchType === 'JSONPatch') {
+    if (!Array.isArray(raw)) throw new Error('type mismatch: JSONPatchType.expression should evaluate to array');
+    for (const op of raw) {
+      if (op === null || typeof op !== 'object' || Array.isArray(op)) throw new Error(`type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch, got element of ${celTypeOf(op)}`);
+      const mismatches = typeNameMismatches(entriesOf(op).find(([k]) => k === 'value')?.[1], left);
+      if (mismatches.length) throw new Error(`type mismatch: ${mismatches.join('\n')}`);
+    }
+    return fromCel(raw, left);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || raw instanceof Uint8Array) throw new Error(`unsupported return type from ApplyConfiguration expression: ${celTypeOf(raw)}`);
+  const mismatches = typeNameMismatches(raw, left);
+  if (mismatches.length) throw new Error(`type mismatch: ${mismatches.join('\n')}`);
+  return fromCel(raw, left);
 }
 
 /** smd.go findAtomics: the paths of atomic lists and maps the apply configuration sets (fieldpath's text). */
@@ -155,23 +337,34 @@ function atomics(node: SchemaNode, v: unknown, path: string, out: string[]): voi
   }
 }
 
-/** One mutation's value applied to the object; throws an Error with kube's wording. */
+/** evanphx's ErrTestFailed: a failing `test` leaves the object as it was, without an error (json_patch.go). */
+const TEST_FAILED = /^testing value .* failed: test failed$/s;
+
+/**
+ * One mutation's value (JSON, as mutationValue returns it) applied to the object; throws an Error with kube's
+ * wording. An ApplyConfiguration is typed by the kind's schema first (smd.go ApplyStructuredMergeDiff:
+ * `failed to convert patch object to typed object: .spec.x: field not declared in schema`, a value of the wrong
+ * type), then refused if it sets an atomic list or map, then merged.
+ */
 export function applyMutation(node: SchemaNode, object: KubeObject, patchType: string, value: unknown): KubeObject {
   if (patchType === 'JSONPatch') {
-    if (!Array.isArray(value)) throw new Error(`unsupported return type from JSONPatch expression: ${typeof value}`);
+    if (!Array.isArray(value)) throw new Error('type mismatch: JSONPatchType.expression should evaluate to array');
     try {
       return applyJsonPatch(object, value) as KubeObject;
     } catch (e) {
-      const msg = e instanceof StatusError ? e.status.message ?? '' : String((e as Error).message ?? e);
+      const msg = e instanceof PatchError ? e.detail : e instanceof StatusError ? e.status.message ?? '' : String((e as Error).message ?? e);
+      if (TEST_FAILED.test(msg)) return object;
       throw new Error(`JSON Patch: ${msg}`);
     }
   }
-  if (!isMap(value)) throw new Error('unsupported return type from ApplyConfiguration expression');
-  const found: string[] = [];
-  atomics(node, value, '', found);
-  if (found.length) throw new Error(`invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: ${found.join(', ')}`);
+  if (!isMap(value)) throw new Error(`unsupported return type from ApplyConfiguration expression: ${celTypeOf(value)}`);
   const { apiVersion, kind } = object as { apiVersion?: string; kind?: string };
   const patch = { ...value, apiVersion, kind };
+  const invalid = validateValue(node, patch);
+  if (invalid.length) throw new Error(`error applying patch: failed to convert patch object to typed object: ${formatErrors(invalid)}`);
+  const found: string[] = [];
+  atomics(node, value, '', found);
+  if (found.length) throw new Error(`error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: ${found.join(', ')}`);
   let merged: unknown;
   try {
     merged = mergeValues(node, object, patch);
@@ -212,6 +405,11 @@ export async function mutateOnce(policy: CompiledMutatingPolicy, input: PolicyIn
     ran = true;
     for (const m of policy.mutations) {
       if (!object) continue; // nothing to patch (DELETE, CONNECT without options)
+      // patch.go: a compile error is the mutation's error as the compiler worded it.
+      if (!m.compiled.program) {
+        errors.push(m.compiled.error ?? 'compilation failed');
+        continue;
+      }
       await budget.pause();
       const r = ev.run(m.compiled);
       if (r.error !== undefined) {
@@ -219,10 +417,10 @@ export async function mutateOnce(policy: CompiledMutatingPolicy, input: PolicyIn
         continue;
       }
       try {
-        object = defaulted(applyMutation(node, object, m.patchType, fromCel(r.value)));
+        object = defaulted(applyMutation(node, object, m.patchType, mutationValue(m.patchType, r.value)));
         applied = true;
       } catch (e) {
-        errors.push(String((e as Error).message ?? e));
+        errors.push(e instanceof ValueTooLarge ? `expression '${m.compiled.expression}' resulted in error: operation cancelled: actual cost limit exceeded` : String((e as Error).message ?? e));
         continue;
       }
       ev.setObject(object);
