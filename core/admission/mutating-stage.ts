@@ -89,7 +89,7 @@ export async function mutateWithReinvocation(
 ): Promise<MutatingRun> {
   const ctx = new ReinvocationContext();
   const first = await mutateRound(stages, webhooks, attrs, ctx);
-  if (!ctx.shouldReinvoke) return first;
+  if (!ctx.shouldReinvoke || !ctx.anyReinvocable) return first;
   ctx.isReinvoke = true;
   let object = first.object;
   if (first.changed && object && builtIn) object = await builtIn(object);

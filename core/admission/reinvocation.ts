@@ -41,6 +41,11 @@ export class PluginReinvocation {
     return c;
   }
 
+  /** Whether some IfNeeded invocation of this plugin ran or is due. */
+  get anyReinvocable(): boolean {
+    return this.previouslyInvoked.size > 0 || this.reinvoke.size > 0;
+  }
+
   /** The object changed: every IfNeeded invocation since the last change is to run in the second round. */
   requireReinvokingPreviouslyInvoked(): void {
     for (const k of this.previouslyInvoked) this.reinvoke.add(k);
@@ -60,6 +65,15 @@ export class ReinvocationContext {
   value<T>(plugin: string, make: () => T): T {
     if (!this.values.has(plugin)) this.values.set(plugin, make());
     return this.values.get(plugin) as T;
+  }
+
+  /**
+   * Whether a second round could run anything: some plugin has an IfNeeded invocation behind it. Without one, kube's
+   * second round only runs the built-in plugins again, which the store's admission of the final object does anyway.
+   */
+  get anyReinvocable(): boolean {
+    for (const v of this.values.values()) if (v instanceof PluginReinvocation && v.anyReinvocable) return true;
+    return false;
   }
 
   /**

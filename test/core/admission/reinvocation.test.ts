@@ -117,6 +117,13 @@ describe('reinvocation across MutatingAdmissionPolicy and the mutating webhooks'
     expect(r.labels).toEqual({ app: 'web', 'seen-hook': 'none', 'hook-calls': '2' });
     expect(r.out.object?.metadata?.annotations).toEqual({ 'built-in': 'again' });
   });
+  it('no second round when nothing is IfNeeded: the built-in plugins are not run again (the store\'s admission of the final object runs them)', async () => {
+    let builtInRuns = 0;
+    const r = await chain('Never', 'Never', SEES_HOOK, async (o) => (builtInRuns++, o));
+    expect(r.hookCalls).toBe(1);
+    expect(builtInRuns).toBe(0);
+    expect(Object.keys(r.out.auditAnnotations)).toEqual(['mutation.webhook.admission.k8s.io/round_0_index_0']);
+  });
   it('no second round when nothing was mutated', async () => {
     let builtInRuns = 0;
     const seen: Record<string, string>[] = [];
