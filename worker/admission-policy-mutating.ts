@@ -58,16 +58,19 @@ export async function mutatePolicies(env: Bindings, settings: Settings, a: Reque
   };
   const budget = ctx.value(`${MUTATING_POLICY_PLUGIN}/budget`, requestBudget);
   const node = schemaOf(a);
+  // A custom resource is decoded as unstructured (no strict decoding of a JSONPatch's result); its scale is typed.
+  const typed = !a.type.custom || !!a.subresource;
   for (let round = 0; ; round++) {
     // A round evaluated again once the authorizer answered: only the last try's reinvocation bookkeeping counts.
     const tried = ctx.fork();
-    const outcome = await dispatchMutating(prepared.matched, input, budget, node, tried);
+    const outcome = await dispatchMutating(prepared.matched, input, budget, node, tried, typed);
     const pending = outcome.pending.filter((c) => !answers.has(checkKey(c)));
     if (pending.length && round < MAX_AUTHZ_ROUNDS && answers.size + pending.length <= MAX_AUTHZ_CHECKS) {
       await Promise.all(pending.map(async (c) => answers.set(checkKey(c), await authorize(env, settings, a.user, c))));
       continue;
     }
     ctx.adopt(tried);
+    if (outcome.status) throw new StatusError(outcome.status);
     if (outcome.refusal) throw new StatusError(mutatingRefusalStatus({ group: a.type.group, resource: a.type.resource }, deniedName(a), outcome.refusal));
     return { object: outcome.object, changed: outcome.changed };
   }

@@ -167,6 +167,15 @@ describe('MutatingAdmissionPolicy', () => {
       type: 'The pods "p-type" is invalid: : policy \'typed\' with binding \'typed\' denied request: error applying patch: failed to convert patch object to typed object: .spec.hostNetwork: expected boolean, got &{yes}',
       name: 'The pods "p-name" is invalid: : policy \'typed\' with binding \'typed\' denied request: type mismatch: unexpected type name "Object.spec.securityContxt", expected "Object.spec.securityContext", which matches field name path from root Object type',
     });
+    // A JSONPatch result is decoded strictly into the Pod: an unknown field is kube's 500, whatever the failurePolicy.
+    await policy('typed-json', {
+      failurePolicy: 'Ignore', matchConstraints: { resourceRules: rules(['pods']), ...inNamespace('map-typed') },
+      matchConditions: [{ name: 'asked', expression: "object.metadata.labels[?'mutate'].orValue('') == 'json'" }],
+      mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "add", path: "/spec/hostNetwrk", value: true}]' } }],
+    });
+    await binding('typed-json', { policyName: 'typed-json' });
+    const strict = await kubectl(r, ['create', '-f', '-'], JSON.stringify(pod('map-typed', 'p-json', { mutate: 'json' })));
+    expect(strict.stderr.trim()).toBe('Error from server (InternalError): error when creating "STDIN": Internal error occurred: strict decoding error: unknown field "spec.hostNetwrk"');
     const ok = await kubectl(r, ['create', '-f', '-', '-o', 'json'], JSON.stringify(pod('map-typed', 'p-ok', { mutate: 'ok' })));
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout).spec.securityContext).toEqual({ runAsUser: 1000 });

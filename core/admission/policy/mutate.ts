@@ -16,7 +16,7 @@ import type { SchemaNode } from '../../schema/node';
 import { sameJson, type KubeObject } from '../../object-meta';
 import { defaulted } from '../mutating-stage';
 import { PluginReinvocation, ReinvocationContext } from '../reinvocation';
-import { forbidden, StatusError, type Status } from '../../status';
+import { forbidden, internalError, StatusError, type Status } from '../../status';
 import { celIssue } from '../../crd/cel/compile';
 import { compileExpression, compilePolicy, type CompiledExpression, type CompiledPolicy, type ExpressionSource } from './compile';
 import { constructedTypeName, OBJECT_INIT, type AuthzCheck } from './environment';
@@ -337,6 +337,31 @@ function atomics(node: SchemaNode, v: unknown, path: string, out: string[]): voi
   }
 }
 
+/**
+ * json_patch.go decodes the patched document strictly into the kind's Go type (sigs.k8s.io/json): the fields the
+ * type does not declare, each as `spec.a[0].b`, in the order the decoder meets them (evanphx writes the document
+ * with its keys sorted). At most 32.
+ */
+export function unknownFields(node: SchemaNode, v: unknown): string[] {
+  const out: string[] = [];
+  const walk = (n: SchemaNode, x: unknown, path: string): void => {
+    if (out.length >= 32) return;
+    const a = atomOf(n, x);
+    if (a.t === 'map' && isMap(x)) {
+      for (const k of Object.keys(x).sort()) {
+        const at = path ? `${path}.${k}` : k;
+        const child = a.fields?.[k] !== undefined || a.elem ? fieldNode(a, k) : undefined;
+        if (!child) out.push(at);
+        else walk(child, x[k], at);
+      }
+    } else if (a.t === 'list' && Array.isArray(x)) {
+      x.forEach((item, i) => walk(a.elem, item, `${path}[${i}]`));
+    }
+  };
+  walk(node, v, '');
+  return out;
+}
+
 /** evanphx's ErrTestFailed: a failing `test` leaves the object as it was, without an error (json_patch.go). */
 const TEST_FAILED = /^testing value .* failed: test failed$/s;
 
@@ -382,6 +407,8 @@ export interface MutationOutcome {
   applied: boolean;
   /** The invocation's errors (matchConditions, evaluation, patch, budget): the policy's failurePolicy decides. */
   errors: string[];
+  /** An error kube returns as it is, whatever the failurePolicy (a JSONPatch result its type cannot decode). */
+  status?: Status;
   pending: AuthzCheck[];
 }
 
@@ -390,7 +417,7 @@ export interface MutationOutcome {
  * matchConditions, then — when `due` — each mutation in order on the object the previous left, defaulted as kube
  * defaults the patched object; a mutation that fails is recorded and the next one still runs.
  */
-export async function mutateOnce(policy: CompiledMutatingPolicy, input: PolicyInput, params: unknown, budget: RequestBudget, node: SchemaNode, due: () => boolean = () => true): Promise<MutationOutcome> {
+export async function mutateOnce(policy: CompiledMutatingPolicy, input: PolicyInput, params: unknown, budget: RequestBudget, node: SchemaNode, due: () => boolean = () => true, typed = true): Promise<MutationOutcome> {
   const ev = new Evaluation(policy, input, params, budget);
   let object = (input.object ?? null) as KubeObject | null;
   const out = (ran: boolean, applied: boolean, errors: string[]): MutationOutcome => ({ object, ran, applied, errors, pending: [...ev.pending.values()] });
@@ -417,7 +444,12 @@ export async function mutateOnce(policy: CompiledMutatingPolicy, input: PolicyIn
         continue;
       }
       try {
-        object = defaulted(applyMutation(node, object, m.patchType, mutationValue(m.patchType, r.value)));
+        const patched = applyMutation(node, object, m.patchType, mutationValue(m.patchType, r.value));
+        // Only what the patch brought: the object itself came through the store (a typed object has no unknown field).
+        const known = typed && m.patchType === 'JSONPatch' && patched !== object ? new Set(unknownFields(node, object)) : undefined;
+        const unknown = known ? unknownFields(node, patched).filter((f) => !known.has(f)) : [];
+        if (unknown.length) return { ...out(true, applied, errors), status: internalError(`strict decoding error: ${unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`) };
+        object = defaulted(patched);
         applied = true;
       } catch (e) {
         errors.push(e instanceof ValueTooLarge ? `expression '${m.compiled.expression}' resulted in error: operation cancelled: actual cost limit exceeded` : String((e as Error).message ?? e));
@@ -437,6 +469,8 @@ export interface MutatingDispatchOutcome {
   changed: boolean;
   /** The first error under failurePolicy Fail, as the client gets it. */
   refusal?: { message: string; reason: string };
+  /** The request's answer as it is (MutationOutcome.status). */
+  status?: Status;
   pending: AuthzCheck[];
   auditAnnotations: Record<string, string>;
 }
@@ -453,17 +487,17 @@ export const MUTATING_POLICY_PLUGIN = 'MutatingAdmissionPolicy';
  * evaluation errors, are collected; under failurePolicy Fail (or an unknown one) the first refuses (`policy '<p>'
  * with binding '<b>' denied request: …`). Without `ctx`, the policies alone, reinvoked as that chain would.
  */
-export async function dispatchMutating(policies: readonly MatchedPolicy[], input: PolicyInput, budget: RequestBudget, node: SchemaNode, ctx?: ReinvocationContext): Promise<MutatingDispatchOutcome> {
-  if (ctx) return mutatingRound(policies, input, budget, node, ctx);
+export async function dispatchMutating(policies: readonly MatchedPolicy[], input: PolicyInput, budget: RequestBudget, node: SchemaNode, ctx?: ReinvocationContext, typed = true): Promise<MutatingDispatchOutcome> {
+  if (ctx) return mutatingRound(policies, input, budget, node, ctx, typed);
   const own = new ReinvocationContext();
-  const first = await mutatingRound(policies, input, budget, node, own);
-  if (!own.shouldReinvoke || first.refusal) return first;
+  const first = await mutatingRound(policies, input, budget, node, own, typed);
+  if (!own.shouldReinvoke || first.refusal || first.status) return first;
   own.isReinvoke = true;
-  const second = await mutatingRound(policies, { ...input, object: first.object }, budget, node, own);
+  const second = await mutatingRound(policies, { ...input, object: first.object }, budget, node, own, typed);
   return { ...second, changed: first.changed || second.changed, pending: [...first.pending, ...second.pending] };
 }
 
-async function mutatingRound(policies: readonly MatchedPolicy[], input: PolicyInput, budget: RequestBudget, node: SchemaNode, ctx: ReinvocationContext): Promise<MutatingDispatchOutcome> {
+async function mutatingRound(policies: readonly MatchedPolicy[], input: PolicyInput, budget: RequestBudget, node: SchemaNode, ctx: ReinvocationContext, typed: boolean): Promise<MutatingDispatchOutcome> {
   const out: MutatingDispatchOutcome = { object: (input.object ?? null) as KubeObject | null, changed: false, pending: [], auditAnnotations: {} };
   type PolicyError = { message: string; reason: string; failurePolicy: string };
   const configErrors: PolicyError[] = [];
@@ -489,8 +523,10 @@ async function mutatingRound(policies: readonly MatchedPolicy[], input: PolicyIn
           const pm = (param as KubeObject | null)?.metadata;
           const key = JSON.stringify([p.name, bindingName, pm?.namespace ?? '', pm?.name ?? '']);
           const before = out.object;
-          const r = await mutateOnce(p, { ...input, object: before }, param, budget, node, () => !ctx.isReinvoke || state.shouldReinvoke(key));
+          const r = await mutateOnce(p, { ...input, object: before }, param, budget, node, () => !ctx.isReinvoke || state.shouldReinvoke(key), typed);
           out.pending.push(...r.pending);
+          // dispatcher.go: an API status from a patch (the strict decoding's InternalError) is the request's answer.
+          if (r.status) return { ...out, status: r.status };
           for (const e of r.errors) errors.push({ message: `policy '${p.name}' with binding '${bindingName}' denied request: ${e}`, reason: 'Invalid', failurePolicy: p.failurePolicy });
           if (!r.ran) continue;
           dirty ||= r.applied;

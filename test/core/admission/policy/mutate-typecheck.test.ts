@@ -84,6 +84,15 @@ describe('MutatingAdmissionPolicy Object{…} type checks (kube 1.32)', () => {
     expect(compileMutationExpression('ApplyConfiguration', '__k8s_object("Object", {})', false).error).toBe("compilation failed: ERROR: <input>:1:1: undeclared reference to '__k8s_object' (in container '')\n | __k8s_object(\"Object\", {})\n | ^");
     expect(compileExpression('__k8s_object("Object", {}) == {}', 'bool', false, true).error).toMatch(/^compilation failed: ERROR: <input>:1:1: undeclared reference to '__k8s_object'/);
   });
+  it('a JSONPatch result is decoded strictly into the kind: an unknown field is a 500 whatever the failurePolicy (json_patch_test.go)', async () => {
+    const out = await mutate(jsonPatch('[JSONPatch{op: "add", path: "/spec/template/spec/containers/-", value: Object.spec.template.spec.containers{name: "x", ports: [Object.spec.template.spec.containers.ports{containerPortZ: 8080}]}}]'));
+    expect(out.refusal).toBeUndefined();
+    expect(out.status).toMatchObject({ code: 500, reason: 'InternalError', message: 'Internal error occurred: strict decoding error: unknown field "spec.template.spec.containers[1].ports[0].containerPortZ"' });
+    const two = await mutate(jsonPatch('[JSONPatch{op: "add", path: "/spec/zeta", value: 1}, JSONPatch{op: "add", path: "/spec/alpha", value: 2}]'));
+    expect(two.status?.message).toBe('Internal error occurred: strict decoding error: unknown field "spec.alpha", unknown field "spec.zeta"');
+    // Known fields pass.
+    expect((await mutate(jsonPatch('[JSONPatch{op: "add", path: "/spec/paused", value: true}]'))).status).toBeUndefined();
+  });
   it('a failing JSONPatch test leaves the object unchanged, without an error (ErrTestFailed)', async () => {
     const out = await mutate(jsonPatch('[JSONPatch{op: "test", path: "/spec/replicas", value: 5}, JSONPatch{op: "replace", path: "/spec/replicas", value: 7}]'));
     expect(out.refusal).toBeUndefined();
