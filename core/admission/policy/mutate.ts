@@ -194,6 +194,47 @@ function returnTypeError(patchType: string, program: { ast: unknown }, type: str
   return `must evaluate to Object but got ${celGoType(type)}`;
 }
 
+const JSONPATCH_STRING_FIELDS = new Set(['op', 'path', 'from']);
+
+/**
+ * The checker's word on `JSONPatch{…}` (mutation/jsonpatch.go declares op, path and from as strings and value as
+ * dyn): `undefined field 'x'`, `expected type of field 'op' is 'string' but provided type is 'int'`, at the
+ * field's colon in the policy's text, in source order.
+ */
+function jsonPatchFieldIssues(root: unknown, rw: Rewritten): { message: string; range: { start: number } }[] {
+  const issues: { message: string; range: { start: number } }[] = [];
+  const colonAfter = (rewritten: number) => {
+    const at = rw.source.at(rewritten);
+    const colon = rw.source.text.indexOf(':', at);
+    return colon < 0 ? at : colon;
+  };
+  const visit = (x: unknown): void => {
+    if (Array.isArray(x)) {
+      for (const y of x) visit(y);
+      return;
+    }
+    if (!isNode(x)) return;
+    if (x.op === 'call' && Array.isArray(x.args) && x.args[0] === OBJECT_INIT && constructedType(x) === 'JSONPatch') {
+      const fields = (x.args[1] as unknown[])?.[1];
+      if (isNode(fields) && fields.op === 'map' && Array.isArray(fields.args)) {
+        for (const entry of fields.args as unknown[]) {
+          const [key, value] = Array.isArray(entry) ? entry : [];
+          if (!isNode(key) || typeof key.args !== 'string') continue;
+          const start = colonAfter((key as unknown as { start: number }).start);
+          const type = (value as { checkedType?: { name?: string } } | undefined)?.checkedType?.name;
+          if (!JSONPATCH_STRING_FIELDS.has(key.args) && key.args !== 'value') issues.push({ message: `undefined field '${key.args}'`, range: { start } });
+          else if (JSONPATCH_STRING_FIELDS.has(key.args) && type && type !== 'string' && type !== 'dyn') {
+            issues.push({ message: `expected type of field '${key.args}' is 'string' but provided type is '${celGoType(type)}'`, range: { start } });
+          }
+        }
+      }
+    }
+    visit(x.args);
+  };
+  visit(root);
+  return issues.sort((p, q) => p.range.start - q.range.start);
+}
+
 /**
  * A mutation's expression compiled as kube's CompileMutatingEvaluator compiles it: its compile errors (shown
  * against the policy's own text) and the return type its patchType needs.
@@ -205,6 +246,8 @@ export function compileMutationExpression(patchType: string, text: string, hasPa
   }
   const compiled = compileExpression(rw.text, 'any', hasParams, true, true, rw.source);
   const out = { ...compiled, expression: text };
+  const issues = out.program ? jsonPatchFieldIssues(out.program.ast, rw) : [];
+  if (issues.length) return { expression: text, usesAuthorizer: out.usesAuthorizer, error: `compilation failed: ${issues.map((i) => celIssue(text, i)).join('\n')}` };
   if (out.program && (patchType === 'ApplyConfiguration' || patchType === 'JSONPatch')) {
     const wrong = returnTypeError(patchType, out.program, out.type);
     if (wrong) return { expression: text, usesAuthorizer: out.usesAuthorizer, error: wrong };

@@ -73,6 +73,13 @@ describe('MutatingAdmissionPolicy Object{…} type checks (kube 1.32)', () => {
     } });
     expect(v.all.map((c) => `${c.field}: ${c.message}`)).toEqual([`spec.mutations[0].applyConfiguration.expression: Invalid value: "{'a': 1}": must evaluate to Object but got map(string, int)`]);
   });
+  it('JSONPatch{…} fields are typed at compile time (op, path, from strings; value any), at the field\'s colon', () => {
+    expect(compileMutationExpression('JSONPatch', "[JSONPatch{op: 1, path: '/a'}]", false).error)
+      .toBe("compilation failed: ERROR: <input>:1:14: expected type of field 'op' is 'string' but provided type is 'int'\n | [JSONPatch{op: 1, path: '/a'}]\n | .............^");
+    expect(compileMutationExpression('JSONPatch', '[JSONPatch{op: "add", pat: "/a", value: 1}]', false).error)
+      .toBe('compilation failed: ERROR: <input>:1:26: undefined field \'pat\'\n | [JSONPatch{op: "add", pat: "/a", value: 1}]\n | .........................^');
+    expect(compileMutationExpression('JSONPatch', '[JSONPatch{op: "add", path: "/a", value: {"k": [1]}, from: object.metadata.name}]', false).error).toBeUndefined();
+  });
   it('compile errors are shown against the policy\'s own text, not the rewritten one', () => {
     const c = compileMutationExpression('ApplyConfiguration', 'Object{spec: Object.spec{replicas: 1 +}}', false);
     expect(c.error).toMatch(/^compilation failed: ERROR: <input>:1:\d+: .*\n \| Object\{spec: Object\.spec\{replicas: 1 \+\}\}\n \| \.+\^/);
