@@ -5,7 +5,9 @@
 // merged into the object as server-side apply merges (core/apply/merge.ts, by the kind's schema, atomic lists and
 // maps refused) — or a JSONPatch — CEL JSONPatch values applied as RFC 6902 (core/patch/json-patch.ts). Each
 // mutation sees the object as the previous one left it. cel-js has no message construction, so `Object{f: v}`,
-// `Object.spec.x{…}` and `JSONPatch{op: …}` are rewritten to map literals before compiling (one linear pass).
+// `Object.spec.x{…}` and `JSONPatch{op: …}` are rewritten to map literals that keep their type name beside them
+// (one linear pass), for kube's checks: the return type at compile time, type names against field paths and the
+// ApplyConfiguration against the kind's schema when evaluated (patch/smd.go, mutation/dynamic/objects.go).
 
 import { applyJsonPatch } from '../../patch/json-patch';
 import { PatchError } from '../../patch/patch-error';
