@@ -58,8 +58,9 @@ export async function mutatePolicies(env: Bindings, settings: Settings, a: Reque
   };
   const budget = ctx.value(`${MUTATING_POLICY_PLUGIN}/budget`, requestBudget);
   const node = schemaOf(a);
-  // A custom resource is decoded as unstructured (no strict decoding of a JSONPatch's result); its scale is typed.
-  const typed = !a.type.custom || !!a.subresource;
+  // A custom resource (and its status) is decoded as unstructured (no strict decoding of a JSONPatch's result); its
+  // scale is a typed autoscaling/v1 Scale.
+  const typed = !a.type.custom || a.subresource === 'scale';
   for (let round = 0; ; round++) {
     // A round evaluated again once the authorizer answered: only the last try's reinvocation bookkeeping counts.
     const tried = ctx.fork();
