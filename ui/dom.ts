@@ -65,10 +65,11 @@ export class Ring<T> {
     }
   }
 
-  /** Newest first. */
-  newest(): T[] {
+  /** Newest first; at most `limit` of them. */
+  newest(limit = this.items.length): T[] {
     const out: T[] = [];
-    for (let i = this.items.length - 1; i >= 0; i--) out.push(this.items[(this.start + i) % this.items.length]!);
+    const end = Math.max(0, this.items.length - limit);
+    for (let i = this.items.length - 1; i >= end; i--) out.push(this.items[(this.start + i) % this.items.length]!);
     return out;
   }
 
