@@ -136,12 +136,16 @@ describe('console in Chromium', () => {
     }, { timeout: 15_000, interval: 500 }).toBeGreaterThanOrEqual(50);
     await run;
     const stats = await state<{ completeness: number; acked: number; sent: number; duplicates: number; outOfOrder: number; phases: object }>(o.page, 's => s.loadgen');
-    console.log(`load generator stats: ${JSON.stringify(stats)}`);
+    console.log(`load generator: ${JSON.stringify(stats)}`); // phases: watchers open, writes acknowledged, drain (ms)
     expect(stats.sent).toBe(500);
     expect(stats.acked).toBe(500);
     expect(stats.duplicates + stats.outOfOrder).toBe(0);
     expect(stats.completeness).toBe(1);
     expect(await state<number>(o.page, 's => s.chartPoints()')).toBeGreaterThanOrEqual(8);
+    // Bounded DOM: the event list keeps its newest 200 rows whatever the rate; the panel shows the phase times.
+    expect(await o.page.locator('.event-list li').count()).toBeLessThanOrEqual(200);
+    await expect.poll(() => o.page.locator('dd[data-counter="Open / write / drain"]').textContent(), { timeout: 2000 })
+      .toMatch(/^\d+\.\d s \/ \d+\.\d s \/ \d+\.\d s$/);
     await shot(o, '4-loadgen');
     expect(o.errors).toEqual([]);
     await o.page.close();

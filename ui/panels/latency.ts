@@ -4,12 +4,13 @@
 
 import uPlot from 'uplot';
 import { el, schedule } from '../dom';
+import { summarize, type LatencySummary } from './latency-summary';
 
 const POINTS = 300;
 
 interface Bucket {
   samples: number[]; // the current second's; emptied once the second is summarized
-  summary?: { p50: number; p99: number; max: number; count: number };
+  summary?: LatencySummary;
 }
 
 export class LatencyChart {
@@ -110,13 +111,4 @@ export class LatencyChart {
       },
     }, data, this.holder);
   }
-}
-
-function summarize(samples: number[]): Bucket['summary'] {
-  if (!samples.length) return undefined;
-  const sorted = [...samples].sort((a, c) => a - c);
-  return {
-    p50: sorted[Math.floor(sorted.length * 0.5)]!, p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!,
-    max: sorted[sorted.length - 1]!, count: sorted.length,
-  };
 }
