@@ -73,7 +73,7 @@ export class EventStream {
     this.list.append(el('li', { class: 'empty' }, 'Waiting for changes…'));
   }
 
-  /** Patches the list: only entries pushed since the last frame become rows, and the oldest rows beyond SHOWN go.
+  /** Patches the list: only entries pushed since the last draw become rows, and the oldest rows beyond SHOWN go.
    * At 2,500 events/s a rebuild of all SHOWN rows per frame (each with a locale time format) took the page's whole
    * main thread (a Chrome profile of the load generator's browser test: 16 s of 57), starving its sockets. */
   render(): void {
@@ -82,7 +82,7 @@ export class EventStream {
     const fresh = Math.min(this.pushed - this.drawnUpTo, this.entries.size);
     if (!this.redraw && fresh === 0) return;
     const rows: HTMLElement[] = [];
-    // Newest first; on a redraw, or when more arrived since the last frame than the list shows, the list is rebuilt.
+    // Newest first; on a redraw, or when more arrived since the last draw than the list shows, the list is rebuilt.
     const rebuild = this.redraw || fresh >= SHOWN;
     for (const e of this.entries.newest(rebuild ? this.entries.size : fresh)) {
       if (this.hidden.has(e.type) || (this.kindFilter && e.kind !== this.kindFilter)) continue;
@@ -112,7 +112,7 @@ export class EventStream {
   }
 }
 
-/** hh:mm:ss in local time, formatted once per second (a locale format per row cost more than the row). */
+/** hh:mm:ss in local time, formatted once per second rather than once per row (Intl formatting is not cheap). */
 let clockSecond = -1;
 let clockText = '';
 function clock(at: number): string {

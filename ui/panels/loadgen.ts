@@ -200,6 +200,7 @@ export class LoadGenerator {
         },
       }).catch(() => resolve()).finally(() => {
         if (!first) this.stats.watchersOpen--;
+        this.soon();
         resolve();
       });
     });
