@@ -4,11 +4,13 @@
 
 import uPlot from 'uplot';
 import { el, schedule } from '../dom';
+import { summarize, type LatencySummary } from './latency-summary';
 
 const POINTS = 300;
 
 interface Bucket {
-  samples: number[];
+  samples: number[]; // the current second's; emptied once the second is summarized
+  summary?: LatencySummary;
 }
 
 export class LatencyChart {
@@ -22,7 +24,7 @@ export class LatencyChart {
   constructor() {
     this.root.append(el('div', { class: 'panel-head' }, el('h2', {}, 'Write → delivery latency'),
       el('span', { class: 'muted' }, 'from the load generator\'s writes')), this.holder);
-    setInterval(() => schedule(() => this.render()), 1000);
+    setInterval(() => schedule(this), 1000);
     new ResizeObserver(() => this.plot?.setSize({ width: this.width(), height: 180 })).observe(this.holder);
   }
 
@@ -54,7 +56,9 @@ export class LatencyChart {
     for (let s = now - POINTS + 1; s <= now; s++) {
       xs.push(s);
       const b = this.buckets.get(s);
-      if (!b?.samples.length) {
+      const sum = b && (s < now ? (b.summary ??= summarize(b.samples)) : summarize(b.samples));
+      if (b && s < now) b.samples = []; // a past second is summarized once: each render sorts only the current one
+      if (!sum) {
         p50.push(null);
         p99.push(null);
         max.push(null);
@@ -62,11 +66,10 @@ export class LatencyChart {
         continue;
       }
       points++;
-      const sorted = [...b.samples].sort((a, c) => a - c);
-      p50.push(sorted[Math.floor(sorted.length * 0.5)]!);
-      p99.push(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!);
-      max.push(sorted[sorted.length - 1]!);
-      rate.push(sorted.length);
+      p50.push(sum.p50);
+      p99.push(sum.p99);
+      max.push(sum.max);
+      rate.push(sum.count);
     }
     this.points = points;
     const data: uPlot.AlignedData = [xs, p50, p99, max, rate];

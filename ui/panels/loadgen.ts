@@ -5,7 +5,7 @@
 // every acknowledged write exactly once and in commit (resourceVersion) order — that is completeness.
 
 import { listAll, watch } from '../../client/index';
-import { el, schedule } from '../dom';
+import { el, schedule, throttled } from '../dom';
 import { replicaLabel, replicaQuery } from '../feed';
 import { api, ApiFailure, type Session } from '../session';
 import type { LatencyChart } from './latency';
@@ -14,6 +14,7 @@ export const LOADGEN_NS = 'loadgen';
 export const RUN_LABEL = 'edgeplane.dev/loadgen';
 export const SEQ_ANNOTATION = 'edgeplane.dev/seq';
 const MAX_IN_FLIGHT = 64;
+const OPENING = 4; // WebSocket handshakes in flight while the watchers open
 const LIMITS = { watchers: [1, 200], rate: [1, 500], duration: [1, 120], size: [16, 64 * 1024] } as const;
 const DRAIN_WAIT_MS = 10_000;
 
@@ -32,6 +33,8 @@ export interface LoadgenStats {
   duplicates: number;
   outOfOrder: number;
   completeness: number | undefined; // 0..1 once finished
+  /** Phase times in ms on this page's clock: watchers open, writes sent and acknowledged, drain to complete. */
+  phases: { openMs?: number; writeMs?: number; drainMs?: number };
 }
 
 interface WatcherState {
@@ -50,6 +53,8 @@ export class LoadGenerator {
   private readonly acked = new Set<number>();
   private abort: AbortController | undefined;
   private readonly out = el('dl', { class: 'counters' });
+  private readonly counters = new Map<string, HTMLElement>();
+  private readonly soon = throttled(this, 250); // counters during a run: 4 redraws a second, not one per event
   private readonly note = el('p', { class: 'muted', role: 'status' });
   private readonly inputs: Record<'watchers' | 'rate' | 'duration' | 'size', HTMLInputElement>;
   private readonly transport: HTMLSelectElement;
@@ -112,16 +117,28 @@ export class LoadGenerator {
       const { resourceVersion } = await listAll({ server: this.session.server, token: this.session.token, path, labelSelector: selector });
       const spread = this.replicas();
       const states: WatcherState[] = [];
-      const opened: Promise<void>[] = [];
-      for (let i = 0; i < watchers; i++) {
-        const replica = spread[i % spread.length] ?? 'store';
-        const state: WatcherState = { replica: replicaLabel(replica), lastRv: 0, seen: new Set(), duplicates: 0, outOfOrder: 0 };
-        states.push(state);
-        opened.push(this.watchOne(path + replicaQuery(replica), selector, resourceVersion, transport, state, signal));
-      }
-      await Promise.all(opened);
+      let t = performance.now();
+      // At most OPENING handshakes at a time: Chromium delays each new WebSocket by 1–5 s × 2^pending / 65,536
+      // (services/network/websocket_throttler.cc, per renderer), so 50 opened at once took 5 s; a few at a time
+      // take a few milliseconds each.
+      let next = 0;
+      const opener = async () => {
+        while (next < watchers && !signal.aborted) {
+          const i = next++;
+          const replica = spread[i % spread.length] ?? 'store';
+          const state: WatcherState = { replica: replicaLabel(replica), lastRv: 0, seen: new Set(), duplicates: 0, outOfOrder: 0 };
+          states.push(state);
+          await this.watchOne(path + replicaQuery(replica), selector, resourceVersion, transport, state, signal);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(OPENING, watchers) }, opener));
+      this.stats.phases.openMs = Math.round(performance.now() - t);
+      t = performance.now();
       await this.write(path, rate, duration, size, signal);
+      this.stats.phases.writeMs = Math.round(performance.now() - t);
+      t = performance.now();
       await this.drain(states, signal);
+      this.stats.phases.drainMs = Math.round(performance.now() - t);
       const complete = states.filter((s) => [...this.acked].every((q) => s.seen.has(q)) && s.duplicates === 0 && s.outOfOrder === 0).length;
       this.stats.completeness = states.length ? complete / states.length : 1;
       this.note.textContent = `Run ${this.stats.runId} finished: ${(this.stats.completeness * 100).toFixed(1)} % of watchers complete.`;
@@ -132,7 +149,7 @@ export class LoadGenerator {
       this.stats.running = false;
       this.startButton.disabled = false;
       this.stopButton.disabled = true;
-      schedule(() => this.render());
+      schedule(this);
       void this.cleanup(this.stats.runId);
     }
   }
@@ -161,6 +178,7 @@ export class LoadGenerator {
           if (first) {
             first = false;
             this.stats.watchersOpen++;
+            this.soon();
             resolve();
           }
         },
@@ -178,10 +196,11 @@ export class LoadGenerator {
           this.stats.deliveries++;
           const sent = this.sentAt.get(seq);
           if (sent !== undefined) this.chart.record(at - sent);
-          schedule(() => this.render());
+          this.soon();
         },
       }).catch(() => resolve()).finally(() => {
         if (!first) this.stats.watchersOpen--;
+        this.soon();
         resolve();
       });
     });
@@ -205,7 +224,7 @@ export class LoadGenerator {
       const p = this.writeOne(path, seq, payload).finally(() => {
         inFlight--;
         pending.delete(p);
-        schedule(() => this.render());
+        this.soon();
       });
       pending.add(p);
     }
@@ -233,7 +252,8 @@ export class LoadGenerator {
   /** Waits, bounded, until every watcher has every acknowledged write. */
   private async drain(states: WatcherState[], signal: AbortSignal): Promise<void> {
     const deadline = performance.now() + DRAIN_WAIT_MS;
-    const done = () => states.every((s) => [...this.acked].every((q) => s.seen.has(q)));
+    // The full check runs only once every watcher has seen at least as many as were acknowledged (O(watchers)).
+    const done = () => states.every((s) => s.seen.size >= this.acked.size) && states.every((s) => [...this.acked].every((q) => s.seen.has(q)));
     while (!done() && performance.now() < deadline && !signal.aborted) await new Promise((r) => setTimeout(r, 100));
     for (const s of states) {
       this.stats.duplicates += s.duplicates;
@@ -252,8 +272,17 @@ export class LoadGenerator {
       ['Sockets open', `${s.watchersOpen} / ${s.watchers}`], ['Writes acked', `${s.acked} / ${s.sent}`],
       ['409 / 429 / 5xx', `${s.conflicts} / ${s.throttled} / ${s.serverErrors}`], ['Deliveries', String(s.deliveries)],
       ['Completeness', s.completeness === undefined ? (s.running ? 'running…' : '–') : `${(s.completeness * 100).toFixed(1)} %`],
+      ['Open / write / drain', [s.phases.openMs, s.phases.writeMs, s.phases.drainMs].map((ms) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`)).join(' / ')],
     ];
-    this.out.replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { 'data-counter': k }, v)]));
+    // Patched in place: a frame during a run changes a few numbers, not the list.
+    for (const [k, v] of rows) {
+      let dd = this.counters.get(k);
+      if (!dd) {
+        this.counters.set(k, (dd = el('dd', { 'data-counter': k })));
+        this.out.append(el('dt', {}, k), dd);
+      }
+      if (dd.textContent !== v) dd.textContent = v;
+    }
     const n = Number(this.inputs.watchers.value);
     if (n > LIMITS.watchers[1]) this.note.textContent = `A page holds about 250 sockets; for ${n} watchers run: npm run bench -- --only=fanout`;
   }
@@ -262,6 +291,6 @@ export class LoadGenerator {
 function emptyStats(): LoadgenStats {
   return {
     running: false, runId: '', watchersOpen: 0, watchers: 0, sent: 0, acked: 0, conflicts: 0, throttled: 0, serverErrors: 0,
-    otherErrors: 0, deliveries: 0, duplicates: 0, outOfOrder: 0, completeness: undefined,
+    otherErrors: 0, deliveries: 0, duplicates: 0, outOfOrder: 0, completeness: undefined, phases: {},
   };
 }

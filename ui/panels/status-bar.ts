@@ -17,7 +17,7 @@ export class StatusBar {
 
   constructor(private readonly feeds: Map<string, Feed>, private readonly topology: Topology) {
     this.root.append(el('h1', {}, 'edgeplane live'), this.chips, this.ready, this.who);
-    setInterval(() => schedule(() => this.render()), 1000);
+    setInterval(() => schedule(this), 1000);
   }
 
   setUser(name: string): void {
@@ -26,7 +26,7 @@ export class StatusBar {
 
   setReady(ok: boolean): void {
     this.readyState = ok ? 'ready' : 'not ready';
-    schedule(() => this.render());
+    schedule(this);
   }
 
   render(): void {

@@ -27,7 +27,7 @@ export class Tables {
       const feed = feeds.get(t.id)!;
       feed.onEvent((e) => this.onEvent(t.id, e));
       feed.onRelist(() => {
-        if (t.id === this.active) schedule(() => this.render());
+        if (t.id === this.active) schedule(this);
       });
     }
     this.body.id = 'resource-table';
@@ -54,14 +54,14 @@ export class Tables {
     this.rendered.clear();
     this.body.replaceChildren();
     this.body.setAttribute('aria-labelledby', `tab-${id}`);
-    schedule(() => this.render());
+    schedule(this);
   }
 
   private onEvent(typeId: string, e: FeedEvent): void {
     if (typeId !== this.active) return;
     this.flashes.set(key(e.object), e.type === 'DELETED' ? 'gone' : e.type === 'ADDED' ? 'added' : 'flash');
     if (e.type === 'DELETED') this.flashes.set(`deleted:${key(e.object)}`, JSON.stringify(e.object));
-    schedule(() => this.render());
+    schedule(this);
   }
 
   render(): void {

@@ -71,7 +71,7 @@ export class Topology {
     } catch (e) {
       this.error = (e as Error).message;
     }
-    schedule(() => this.render());
+    schedule(this);
     for (const f of this.listeners) f();
   }
 

@@ -39,11 +39,11 @@ export class WorldMap {
       el('div', { class: 'map-wrap' }, this.canvas, this.tip), this.legend);
     this.canvas.addEventListener('mousemove', (ev) => this.hover(ev));
     this.canvas.addEventListener('mouseleave', () => (this.tip.hidden = true));
-    topology.onUpdate(() => schedule(() => this.render()));
-    new ResizeObserver(() => schedule(() => this.render())).observe(this.canvas);
+    topology.onUpdate(() => schedule(this));
+    new ResizeObserver(() => schedule(this)).observe(this.canvas);
     void fetch('/ui/land-110m.json').then((r) => r.json()).then((topo: TopoJson) => {
       this.land = feature(topo, topo.objects.land as GeometryCollection);
-      schedule(() => this.render());
+      schedule(this);
     });
   }
 
