@@ -13,7 +13,8 @@ import { admissionRequest, kindOf, type RequestAttributes } from '../core/admiss
 import type { MutatingStage } from '../core/admission/mutating-stage';
 import { checkKey, type AuthzAnswer } from '../core/admission/policy/environment';
 import type { PolicyInput } from '../core/admission/policy/evaluate';
-import { dispatchMutating, mutatingRefusalStatus } from '../core/admission/policy/mutate';
+import { dispatchMutating, MUTATING_POLICY_PLUGIN, mutatingRefusalStatus } from '../core/admission/policy/mutate';
+import type { ReinvocationContext } from '../core/admission/reinvocation';
 import { policiesMayApply, policiesMayMatch } from '../core/admission/policy/plan';
 import type { ValidatingAdmissionPolicy } from '../core/admission/policy/types';
 import { StatusError } from '../core/status';
@@ -37,11 +38,12 @@ export function mutatingPolicyStage(env: Bindings, settings: Settings): Mutating
       const snap = await mutatingPolicySnapshot(env);
       return snap.policies.length > 0 && policiesMayMatch(snap.policies as ValidatingAdmissionPolicy[], snap.byPolicy, a);
     },
-    mutate: (a) => mutatePolicies(env, settings, a),
+    mutate: (a, ctx) => mutatePolicies(env, settings, a, ctx),
   };
 }
 
-export async function mutatePolicies(env: Bindings, settings: Settings, a: RequestAttributes) {
+/** One round of the policies for the request (`ctx`: its reinvocation context, both rounds sharing one cost budget). */
+export async function mutatePolicies(env: Bindings, settings: Settings, a: RequestAttributes, ctx: ReinvocationContext) {
   const unchanged = { object: a.object, changed: false };
   if (!policiesMayApply(a) || !a.object) return unchanged;
   const snap = await mutatingPolicySnapshot(env);
@@ -54,15 +56,22 @@ export async function mutatePolicies(env: Bindings, settings: Settings, a: Reque
     object: a.object, oldObject: a.oldObject, request: req as unknown as Record<string, unknown>, namespaceObject: prepared.namespaceObject,
     authorize: (c) => answers.get(checkKey(c)),
   };
-  const budget = requestBudget();
+  const budget = ctx.value(`${MUTATING_POLICY_PLUGIN}/budget`, requestBudget);
   const node = schemaOf(a);
+  // A custom resource (and its status) is decoded as unstructured (no strict decoding of a JSONPatch's result); its
+  // scale is a typed autoscaling/v1 Scale.
+  const typed = !a.type.custom || a.subresource === 'scale';
   for (let round = 0; ; round++) {
-    const outcome = await dispatchMutating(prepared.matched, input, budget, node);
+    // A round evaluated again once the authorizer answered: only the last try's reinvocation bookkeeping counts.
+    const tried = ctx.fork();
+    const outcome = await dispatchMutating(prepared.matched, input, budget, node, tried, typed);
     const pending = outcome.pending.filter((c) => !answers.has(checkKey(c)));
     if (pending.length && round < MAX_AUTHZ_ROUNDS && answers.size + pending.length <= MAX_AUTHZ_CHECKS) {
       await Promise.all(pending.map(async (c) => answers.set(checkKey(c), await authorize(env, settings, a.user, c))));
       continue;
     }
+    ctx.adopt(tried);
+    if (outcome.status) throw new StatusError(outcome.status);
     if (outcome.refusal) throw new StatusError(mutatingRefusalStatus({ group: a.type.group, resource: a.type.resource }, deniedName(a), outcome.refusal));
     return { object: outcome.object, changed: outcome.changed };
   }

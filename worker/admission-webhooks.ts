@@ -21,7 +21,7 @@ import {
 } from '../core/admission/match';
 import { criteriaOf, webhooksOf, type Webhook } from '../core/admission/webhook/config';
 import { runMutating, runValidating, type CallResult, type DispatchDeps, type MutatingOutcome } from '../core/admission/webhook/dispatch';
-import type { MutatingStage } from '../core/admission/mutating-stage';
+import { mutateWithReinvocation, type MutatingStage } from '../core/admission/mutating-stage';
 import type { ValidatingStage, ValidatingVerdict } from '../core/admission/validating-stage';
 import { readCapped } from './body';
 import type { Bindings } from './env';
@@ -112,23 +112,9 @@ async function anyStageApplies(probe: RequestAttributes): Promise<boolean> {
   return all.some(Boolean);
 }
 
-/** The mutating stages, then the mutating webhooks, on `attrs.object` (throws a refusal). */
-async function mutate(hooks: readonly Webhook[], attrs: RequestAttributes, deps: DispatchDeps): Promise<MutatingOutcome> {
-  let object = attrs.object;
-  let changed = false;
-  const warnings: string[] = [];
-  const auditAnnotations: Record<string, string> = {};
-  for (const stage of mutatingStages) {
-    const r = await stage.mutate({ ...attrs, object });
-    if (r.changed) {
-      object = r.object;
-      changed = true;
-    }
-    warnings.push(...(r.warnings ?? []));
-    Object.assign(auditAnnotations, r.auditAnnotations ?? {});
-  }
-  const webhooks = await runMutating(hooks, { ...attrs, object }, deps);
-  return { object: webhooks.object, changed: changed || webhooks.changed, warnings: [...warnings, ...webhooks.warnings], auditAnnotations: { ...auditAnnotations, ...webhooks.auditAnnotations } };
+/** The mutating stages, then the mutating webhooks, reinvoked as kube's chain is (throws a refusal). */
+function mutate(hooks: readonly Webhook[], attrs: RequestAttributes, deps: DispatchDeps, builtIn?: (object: KubeObject) => Promise<KubeObject>): Promise<MutatingOutcome> {
+  return mutateWithReinvocation(mutatingStages, (a, ctx) => runMutating(hooks, a, deps, ctx), attrs, builtIn);
 }
 
 /** The operations a write may turn out to be, before the store says whether it creates. */
@@ -280,8 +266,17 @@ async function admitOnce(c: Ctx, call: ResourceCall, req: WriteRequest, dryRun: 
   const annotations: Record<string, string> = {};
   let finalReq: WriteRequest = req;
   let ownPrecondition = false;
+  // Before the second round: the built-in plugins again (the store's dry run of what the first round left), the
+  // identity the store gives a create's dry run kept as the first round saw it. A dry run that refuses leaves the
+  // object as it was: only the final object's is the answer (kube validates after every mutating plugin).
+  const builtIn = async (o: KubeObject): Promise<KubeObject> => {
+    const again = await write(asWriteOfObject(req, operation, o, oldObject), { dryRun: true });
+    if (!again.ok) return o;
+    const got = JSON.parse(again.value.body) as KubeObject;
+    return { ...got, metadata: { ...got.metadata, uid: o.metadata?.uid, creationTimestamp: o.metadata?.creationTimestamp } };
+  };
   try {
-    const mutating = await mutate(hooks.mutating, attrs, deps);
+    const mutating = await mutate(hooks.mutating, attrs, deps, builtIn);
     warnings.push(...mutating.warnings);
     Object.assign(annotations, mutating.auditAnnotations);
     if (mutating.changed && mutating.object) {

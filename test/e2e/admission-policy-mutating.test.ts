@@ -147,6 +147,46 @@ describe('MutatingAdmissionPolicy', () => {
     expect(small.json.metadata.annotations).toEqual({ x: 'true' });
   });
 
+  it('Object{…} is checked as kube 1.32 checks it: a wrong field or type refuses the write, a wrong return type the policy', async () => {
+    await create('/api/v1/namespaces', { metadata: { name: 'map-typed' } });
+    await policy('typed', {
+      failurePolicy: 'Fail', matchConstraints: { resourceRules: rules(['pods']), ...inNamespace('map-typed') },
+      matchConditions: [{ name: 'asked', expression: "'mutate' in object.metadata.labels" }],
+      mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'object.metadata.labels.mutate == "field" ? Object{spec: Object.spec{hostNetwrk: true}} : object.metadata.labels.mutate == "type" ? Object{spec: Object.spec{hostNetwork: "yes"}} : object.metadata.labels.mutate == "name" ? Object{spec: Object.spec{securityContext: Object.spec.securityContxt{runAsUser: 1000}}} : Object{spec: Object.spec{securityContext: Object.spec.securityContext{runAsUser: 1000}}}' } }],
+    });
+    await binding('typed', { policyName: 'typed' });
+    const messages: Record<string, string> = {};
+    for (const kind of ['field', 'type', 'name']) {
+      const res = await kubectl(r, ['create', '-f', '-'], JSON.stringify(pod('map-typed', `p-${kind}`, { mutate: kind })));
+      expect(res.code).not.toBe(0);
+      messages[kind] = res.stderr.trim();
+    }
+    // kubectl's words for kube's 403 with reason Invalid and the error as its one cause.
+    expect(messages).toEqual({
+      field: 'The pods "p-field" is invalid: : policy \'typed\' with binding \'typed\' denied request: error applying patch: failed to convert patch object to typed object: .spec.hostNetwrk: field not declared in schema',
+      type: 'The pods "p-type" is invalid: : policy \'typed\' with binding \'typed\' denied request: error applying patch: failed to convert patch object to typed object: .spec.hostNetwork: expected boolean, got &{yes}',
+      name: 'The pods "p-name" is invalid: : policy \'typed\' with binding \'typed\' denied request: type mismatch: unexpected type name "Object.spec.securityContxt", expected "Object.spec.securityContext", which matches field name path from root Object type',
+    });
+    // A JSONPatch result is decoded strictly into the Pod: an unknown field is kube's 500, whatever the failurePolicy.
+    await policy('typed-json', {
+      failurePolicy: 'Ignore', matchConstraints: { resourceRules: rules(['pods']), ...inNamespace('map-typed') },
+      matchConditions: [{ name: 'asked', expression: "object.metadata.labels[?'mutate'].orValue('') == 'json'" }],
+      mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "add", path: "/spec/hostNetwrk", value: true}]' } }],
+    });
+    await binding('typed-json', { policyName: 'typed-json' });
+    const strict = await kubectl(r, ['create', '-f', '-'], JSON.stringify(pod('map-typed', 'p-json', { mutate: 'json' })));
+    expect(strict.stderr.trim()).toBe('Error from server (InternalError): error when creating "STDIN": Internal error occurred: strict decoding error: unknown field "spec.hostNetwrk"');
+    const ok = await kubectl(r, ['create', '-f', '-', '-o', 'json'], JSON.stringify(pod('map-typed', 'p-ok', { mutate: 'ok' })));
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout).spec.securityContext).toEqual({ runAsUser: 1000 });
+    const wrong = await http(r, 'POST', `${AR}/mutatingadmissionpolicies`, {
+      apiVersion: V1, kind: 'MutatingAdmissionPolicy', metadata: { name: 'teapot' },
+      spec: { reinvocationPolicy: 'Never', matchConstraints: { resourceRules: rules(['pods']) }, mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: '"I\'m a teapot!"' } }] },
+    });
+    expect(wrong.status).toBe(422);
+    expect(wrong.json.details.causes).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.mutations[0].applyConfiguration.expression', message: 'Invalid value: "\\"I\'m a teapot!\\"": must evaluate to Object but got string' }]);
+  });
+
   it('kubectl lists and explains them', async () => {
     await policy('listed', { matchConstraints: { resourceRules: rules(['secrets']), ...inNamespace('nowhere') }, mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[]' } }] });
     const got = await kubectl(r, ['get', 'mutatingadmissionpolicies']);

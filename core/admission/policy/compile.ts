@@ -4,10 +4,10 @@
 // return-type check. Done once per policy revision (the front door keeps the compiled policy by uid and
 // resourceVersion), never per request.
 
-import { celIssue, celIssues, scan } from '../../crd/cel/compile';
+import { celIssue, scan } from '../../crd/cel/compile';
 import { constantPatternErrors } from '../../crd/cel/regex';
 import { UNSUPPORTED_KUBE_FUNCTIONS } from '../../crd/cel/library';
-import { policyEnvironment } from './environment';
+import { OBJECT_INIT, policyEnvironment } from './environment';
 import type { ValidatingAdmissionPolicy } from './types';
 
 export type Program = ((ctx: Record<string, unknown>) => unknown) & { ast: unknown };
@@ -18,6 +18,17 @@ export interface CompiledExpression {
   /** kube's compile error detail (`compilation failed: ERROR: <input>:1:3: …`, `must evaluate to bool but got int`). */
   error?: string;
   usesAuthorizer: boolean;
+  /** The checker's type of the result (cel-js's name: `map<string, int>`, `dyn`, …). */
+  type?: string;
+}
+
+/**
+ * The text a rewritten expression came from (a mutation's `Object{…}` construction, ./mutate.ts): compile errors
+ * are shown against it, at the offset `at` maps a rewritten one to.
+ */
+export interface ExpressionSource {
+  text: string;
+  at(offset: number): number;
 }
 
 export interface CompiledPolicy {
@@ -45,22 +56,29 @@ function typeName(t: string): string {
  * `authorizer`: the expression kind may use the authorizer (not messageExpression nor auditAnnotations);
  * `mutation`: a MutatingAdmissionPolicy's mutation, which may use `jsonpatch`.
  */
-export function compileExpression(expression: string, returns: ReturnType, hasParams: boolean, authorizer: boolean, mutation = false): CompiledExpression {
+export function compileExpression(expression: string, returns: ReturnType, hasParams: boolean, authorizer: boolean, mutation = false, source?: ExpressionSource): CompiledExpression {
   const out: CompiledExpression = { expression, usesAuthorizer: false };
+  // Issues located in the text the user wrote.
+  const issue = (err: unknown) => {
+    if (!source) return celIssue(expression, err);
+    const e = err as { message?: string; range?: { start: number } };
+    return celIssue(source.text, { message: String(e?.message ?? err), range: { start: source.at(e?.range?.start ?? 0) } });
+  };
   const env = policyEnvironment();
   let parsed: Program;
   try {
     parsed = env.parse(expression) as unknown as Program;
   } catch (e) {
-    out.error = `compilation failed: ${celIssue(expression, e)}`;
+    out.error = `compilation failed: ${issue(e)}`;
     return out;
   }
   const { ids, functions } = scan(parsed.ast);
   // kube declares `jsonpatch` (the JSONPatch library) for a MutatingAdmissionPolicy's mutations only.
-  const undeclared = [...(hasParams ? [] : ['params']), ...(authorizer ? [] : ['authorizer']), ...(mutation ? [] : ['jsonpatch'])].find((v) => ids.has(v));
+  const undeclared = [...(hasParams ? [] : ['params']), ...(authorizer ? [] : ['authorizer']), ...(mutation ? [] : ['jsonpatch'])].find((v) => ids.has(v))
+    ?? (!mutation && functions.has(OBJECT_INIT) ? OBJECT_INIT : undefined);
   if (undeclared) {
     const at = expression.search(new RegExp(`\\b${undeclared}\\b`));
-    out.error = `compilation failed: ${celIssue(expression, { message: `undeclared reference to '${undeclared}' (in container '')`, range: { start: Math.max(0, at) } })}`;
+    out.error = `compilation failed: ${issue({ message: `undeclared reference to '${undeclared}' (in container '')`, range: { start: Math.max(0, at) } })}`;
     return out;
   }
   const unsupported = [...functions].filter((f) => UNSUPPORTED_KUBE_FUNCTIONS.has(f)).sort();
@@ -71,15 +89,16 @@ export function compileExpression(expression: string, returns: ReturnType, hasPa
   out.usesAuthorizer = ids.has('authorizer');
   const checked = (parsed as unknown as { check(): { valid: boolean; type?: string; error?: unknown } }).check();
   if (!checked.valid) {
-    out.error = `compilation failed: ${celIssue(expression, checked.error)}`;
+    out.error = `compilation failed: ${issue(checked.error)}`;
     return out;
   }
   const patterns = constantPatternErrors(parsed.ast);
   if (patterns.issues.length) {
-    out.error = `compilation failed: ${celIssues(expression, patterns.issues)}`;
+    out.error = `compilation failed: ${patterns.issues.map(issue).join('\n')}`;
     return out;
   }
   const type = checked.type ?? 'dyn';
+  out.type = type;
   const ok = returns === 'any' || type === 'dyn' || type === returns || (returns === 'string|null' && (type === 'string' || type === 'null'));
   if (!ok) {
     out.error = returns === 'string|null' ? `must evaluate to one of [string null_type] but got ${typeName(type)}` : `must evaluate to ${returns} but got ${typeName(type)}`;

@@ -66,6 +66,20 @@ export class ResourceCheck {
 export class JsonPatchLibrary {}
 export const JSONPATCH = new JsonPatchLibrary();
 
+/**
+ * `Object…{…}` and `JSONPatch{…}` construction (apiserver pkg/cel/mutation typeresolver.go, dynamic/objects.go):
+ * cel-js has no message literals, so ./mutate.ts rewrites each to a call of this function with the type's name and
+ * a map of the fields; the map is the value, and its type name is kept beside it for kube's check that names
+ * follow field paths. Only a mutation's rewritten text may call it (a policy that names it is refused).
+ */
+export const OBJECT_INIT = '__k8s_object';
+const constructed = new WeakMap<object, string>();
+
+/** The type name a constructed value was built as (`Object.spec`), or undefined for any other value. */
+export function constructedTypeName(v: unknown): string | undefined {
+  return v !== null && typeof v === 'object' ? constructed.get(v) : undefined;
+}
+
 export class Decision {
   constructor(readonly answer: AuthzAnswer) {}
 }
@@ -87,6 +101,10 @@ function declare(env: Environment, add: (signature: string, fn: (...args: never[
   env.registerVariable('authorizer', 'kubernetes.authorization.Authorizer');
   env.registerType('kubernetes.JSONPatch', JsonPatchLibrary);
   env.registerVariable('jsonpatch', 'kubernetes.JSONPatch');
+  add(`${OBJECT_INIT}(string, map): map`, (name: string, fields: object) => {
+    constructed.set(fields, name);
+    return fields;
+  });
   add('kubernetes.JSONPatch.escapeKey(string): string', (_l: JsonPatchLibrary, k: string) => k.replaceAll('~', '~0').replaceAll('/', '~1'));
   add('kubernetes.authorization.Authorizer.path(string): kubernetes.authorization.PathCheck', (a: Authorizer, p: string) => new PathCheck(a, p));
   add('kubernetes.authorization.Authorizer.group(string): kubernetes.authorization.GroupCheck', (a: Authorizer, g: string) => new GroupCheck(a, g));

@@ -9,7 +9,7 @@ import { duplicate, forbidden, invalidValue, labelKeyMessages, notSupported, req
 import { validateLabelSelector } from '../../validation/selector';
 import { Causes, type Obj } from '../../validation/shape';
 import { compileExpression } from './compile';
-import { rewriteConstruction } from './mutate';
+import { compileMutationExpression } from './mutate';
 import { validatingAdmissionPolicy as defaultPolicy, validatingAdmissionPolicyBinding as defaultBinding } from '../defaults/more-groups';
 
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
@@ -285,7 +285,7 @@ export function validateMutatingAdmissionPolicy(v: Causes, raw: Obj): void {
     const e = v.str(holder.expression, `${p}.${field}.expression`) ?? '';
     if (!e.trim()) v.add(required(`${p}.${field}.expression`));
     else {
-      const c = compileExpression(rewriteConstruction(e), 'any', hasParams, true, true);
+      const c = compileMutationExpression(type, e, hasParams);
       if (c.error) v.add(invalidValue(`${p}.${field}.expression`, e, c.error));
     }
   });

@@ -7,7 +7,7 @@
 // have side effects. I/O is injected: the front door (worker/admission-webhooks.ts) calls the URL and reads
 // namespaces.
 
-import type { KubeObject } from '../../object-meta';
+import { sameJson, type KubeObject } from '../../object-meta';
 import { internalError, StatusError, type Status } from '../../status';
 import { applyJsonPatch } from '../../patch/json-patch';
 import type { RequestAttributes } from '../match/attributes';
@@ -16,6 +16,8 @@ import { matchRequest, namespaceToRead, type Invocation } from '../match/matcher
 import { admissionRequest, admissionReview, type AdmissionRequest } from '../match/review-request';
 import { forbidden } from '../../status';
 import type { ValidatingVerdict } from '../validating-stage';
+import { bothRounds, defaulted } from '../mutating-stage';
+import { ReinvocationContext } from '../reinvocation';
 import { checkKey, requestAuthorizer, type AuthzAnswer, type AuthzCheck } from '../policy/environment';
 import { criteriaOf, type Webhook } from './config';
 import { callingWebhookError, callingWebhookStatus, deniedStatus, dryRunUnsupported, verifyAdmissionResponse, type AdmissionResponse } from './response';
@@ -120,24 +122,41 @@ function addAll(out: DispatchOutcome, hook: Webhook, r: { warnings: string[]; au
   for (const [k, v] of Object.entries(r.auditAnnotations)) out.auditAnnotations[`${hook.name}/${k}`] = v;
 }
 
-const sameJson = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+/** kube's plugin name: the key of the webhooks' part of the request's ReinvocationContext. */
+export const MUTATING_WEBHOOK_PLUGIN = 'MutatingAdmissionWebhook';
 
-/** Runs the mutating webhooks on `a.object`; returns the object they leave, or throws the refusal. */
-export async function runMutating(hooks: readonly Webhook[], a: RequestAttributes, deps: DispatchDeps): Promise<MutatingOutcome> {
+/**
+ * Runs the mutating webhooks on `a.object`; returns the object they leave, or throws the refusal. With `ctx`, one
+ * round of the request's chain (the caller runs the second when `ctx.shouldReinvoke`); without, the webhooks
+ * alone, reinvoked as that chain would.
+ */
+export async function runMutating(hooks: readonly Webhook[], a: RequestAttributes, deps: DispatchDeps, ctx?: ReinvocationContext): Promise<MutatingOutcome> {
+  if (ctx) return mutatingRound(hooks, a, deps, ctx);
+  const own = new ReinvocationContext();
+  const first = await mutatingRound(hooks, a, deps, own);
+  if (!own.shouldReinvoke) return first;
+  own.isReinvoke = true;
+  return bothRounds(first, await mutatingRound(hooks, { ...a, object: first.object }, deps, own));
+}
+
+/**
+ * One round (mutating/dispatcher.go Dispatch): each webhook that matches, in order; in the second round only those
+ * due again (reinvocation.ts). A patch that changes the object makes the IfNeeded webhooks called since the last
+ * change due, and the chain run again; the patched object is defaulted, as kube's decoder defaults it.
+ */
+async function mutatingRound(hooks: readonly Webhook[], a: RequestAttributes, deps: DispatchDeps, ctx: ReinvocationContext): Promise<MutatingOutcome> {
   const out: MutatingOutcome = { object: a.object, changed: false, warnings: [], auditAnnotations: {} };
   const nsCache = new Map<string, Promise<Record<string, string> | null>>();
-  let previouslyInvoked = new Set<string>();
-  const reinvoke = new Set<string>();
-  let shouldReinvoke = false;
-  for (let round = 0; round < 2; round++) {
-    if (round === 1 && !shouldReinvoke) break;
+  const state = ctx.begin(MUTATING_WEBHOOK_PLUGIN, a.object);
+  const round = ctx.isReinvoke ? 1 : 0;
+  try {
     for (let i = 0; i < hooks.length; i++) {
       const hook = hooks[i];
       const attrs: RequestAttributes = { ...a, object: out.object };
       const should = await shouldCall(hook, attrs, deps, nsCache);
       if (!should) continue;
       // A webhook is never called for the first time in the reinvocation round.
-      if (round === 1 && !reinvoke.has(hook.uid)) continue;
+      if (ctx.isReinvoke && !state.shouldReinvoke(hook.uid)) continue;
       const result = await callHook(hook, attrs, should.request, deps);
       let changed = false;
       if (result.kind === 'ok') {
@@ -153,10 +172,8 @@ export async function runMutating(hooks: readonly Webhook[], a: RequestAttribute
             throw new StatusError(internalError(e instanceof StatusError ? e.status.message ?? String(e) : String((e as Error).message ?? e)));
           }
           changed = !sameJson(patched, out.object);
-          if (changed) {
-            out.object = patched as KubeObject;
-            out.changed = true;
-          }
+          out.object = defaulted(patched as KubeObject);
+          if (changed) out.changed = true;
         }
         out.auditAnnotations[`mutation.webhook.admission.k8s.io/round_${round}_index_${i}`] = JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, mutated: changed });
       } else if (result.kind === 'callError') {
@@ -166,12 +183,13 @@ export async function runMutating(hooks: readonly Webhook[], a: RequestAttribute
         throw new StatusError(result.status);
       }
       if (changed) {
-        for (const uid of previouslyInvoked) reinvoke.add(uid);
-        previouslyInvoked = new Set();
-        shouldReinvoke = true;
+        state.requireReinvokingPreviouslyInvoked();
+        ctx.shouldReinvoke = true;
       }
-      if (hook.reinvocationPolicy === 'IfNeeded') previouslyInvoked.add(hook.uid);
+      if (hook.reinvocationPolicy === 'IfNeeded') state.addPreviouslyInvoked(hook.uid);
     }
+  } finally {
+    state.setLastInvocationOutput(out.object);
   }
   return out;
 }
