@@ -5,19 +5,14 @@
 // that count into `seen-hook`, so the stored pod shows which of the two ran again. A webhook that takes out what a
 // built-in plugin (Priority) set is called again after the built-in plugins' second run puts it back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { localCertificate } from '../../scripts/dual-listener';
+import { startWebhookServer, type WebhookServer } from './webhook-server';
 import { http, kubectl, startTestGateway, stopTestGateway, type Running } from './fixtures';
 
 let r: Running;
-let server: Server;
+let server: WebhookServer;
 let base = '';
 let caBundle = '';
-const certDir = mkdtempSync(join(tmpdir(), 'edgeplane-reinvoke-'));
 const reviews: { path: string; namespace: string; labels: Record<string, string> }[] = [];
 const AR = '/apis/admissionregistration.k8s.io/v1alpha1';
 const V1A1 = 'admissionregistration.k8s.io/v1alpha1';
@@ -81,20 +76,14 @@ async function kubectlCreatePod(ns: string, name: string) {
 const SEES_HOOK = 'Object{metadata: Object.metadata{labels: {"seen-hook": object.metadata.labels[?"hook-calls"].orValue("none")}}}';
 
 beforeAll(async () => {
-  const tls = localCertificate(certDir);
-  caBundle = Buffer.from(tls.cert).toString('base64');
-  server = createServer({ cert: tls.cert, key: tls.key }, handle);
-  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
-  base = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
-  process.env.EDGEPLANE_TRUSTED_CAS = join(certDir, 'cert.pem');
+  server = await startWebhookServer(handle);
+  ({ base, caBundle } = server);
   r = await startTestGateway({ vars: { RUNTIME_CONFIG: 'admissionregistration.k8s.io/v1alpha1' } });
 }, 120_000);
 
 afterAll(async () => {
   await stopTestGateway(r);
-  await new Promise((res) => server.close(res));
-  delete process.env.EDGEPLANE_TRUSTED_CAS;
-  rmSync(certDir, { recursive: true, force: true });
+  await server.close();
 });
 
 describe('reinvocation across MutatingAdmissionPolicy and mutating webhooks', () => {

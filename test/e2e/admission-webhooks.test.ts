@@ -4,20 +4,15 @@
 // namespaceSelector and objectSelector, matchConditions, dry run and sideEffects, and a victim tenant whose
 // requests stay fast while a webhook matching another tenant's hangs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { localCertificate } from '../../scripts/dual-listener';
+import { startWebhookServer, type WebhookServer } from './webhook-server';
 import { http, kubectl, startTestGateway, stopTestGateway, waitFor, type Running } from './fixtures';
 import { as, limitedTenant, Victim } from './hostile';
 
 let r: Running;
-let server: Server;
+let server: WebhookServer;
 let base = '';
 let caBundle = '';
-const certDir = mkdtempSync(join(tmpdir(), 'edgeplane-webhook-'));
 const reviews: { path: string; request: any }[] = [];
 const hanging = new Set<ServerResponse>();
 
@@ -90,21 +85,15 @@ const podYaml = (ns: string, name: string, labels: Record<string, string> = {}) 
 const seen = (path: string, ns: string) => reviews.filter((v) => v.path === path && v.request.namespace === ns);
 
 beforeAll(async () => {
-  const tls = localCertificate(certDir);
-  caBundle = Buffer.from(tls.cert).toString('base64');
-  server = createServer({ cert: tls.cert, key: tls.key }, handle);
-  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
-  base = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
-  process.env.EDGEPLANE_TRUSTED_CAS = join(certDir, 'cert.pem');
+  server = await startWebhookServer(handle);
+  ({ base, caBundle } = server);
   r = await startTestGateway();
 }, 120_000);
 
 afterAll(async () => {
   for (const res of hanging) res.destroy();
   await stopTestGateway(r);
-  await new Promise((res) => server.close(res));
-  delete process.env.EDGEPLANE_TRUSTED_CAS;
-  rmSync(certDir, { recursive: true, force: true });
+  await server.close();
 });
 
 describe('validating webhooks', () => {
