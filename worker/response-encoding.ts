@@ -116,27 +116,21 @@ function withTrailingNewline(res: Response): Response {
 }
 
 /**
- * A list's body, which ends with its newline already (durable-objects/list-response.ts), passed on as it is, without
- * the header saying so. Appending it here cost a JavaScript TransformStream, a promise turn per chunk: ~600 of the
- * ~900 ms of a 10,000-pod list (31.7 MB; bench `--only=lists`, and a workerd micro-benchmark of the same body:
- * 0.52-0.67 s through it, 0.07-0.30 s without). (A native IdentityTransformStream fed by `pipeTo` was as fast, but
- * workerd refuses to pipe some bodies into one: "Inter-TransformStream ReadableStream.pipeTo() is not implemented".)
+ * A body that ends with its newline already — a handler's answer (jsonResponse) or a list's (durable-objects/
+ * list-response.ts) — passed on as it is, without the header saying so: in place when the headers may change, else
+ * (a Durable Object's answer: immutable headers) in a new Response around the same body. Appending the newline here
+ * cost a JavaScript TransformStream, a promise turn per chunk: ~600 of the ~900 ms of a 10,000-pod list (31.7 MB;
+ * bench `--only=lists`, and a workerd micro-benchmark of the same body: 0.52-0.67 s through it, 0.07-0.30 s
+ * without). (A native IdentityTransformStream fed by `pipeTo` was as fast, but workerd refuses to pipe some bodies
+ * into one: "Inter-TransformStream ReadableStream.pipeTo() is not implemented".)
  */
-/** The internal header off a body that already ends with its newline: in place when the headers may change. */
 function dropNewlineHeader(c: Context<AppEnv>, res: Response): void {
   try {
     res.headers.delete(BODY_NEWLINE_HEADER);
     res.headers.delete('content-length');
   } catch {
-    replace(c, withoutNewlineHeader(res)); // a Durable Object's answer: its headers are immutable
+    replace(c, new Response(res.body, { status: res.status, headers: withoutInternal(res.headers) }));
   }
-}
-
-function withoutNewlineHeader(res: Response): Response {
-  const headers = new Headers(res.headers);
-  headers.delete(BODY_NEWLINE_HEADER);
-  headers.delete('content-length');
-  return new Response(res.body, { status: res.status, headers });
 }
 
 /** The discovery documents (apiserver's discovery handlers write them through the same serializer as objects). */
