@@ -22,12 +22,6 @@ import { crdRevisionOf, ServedType } from './served-type';
 
 // A replica with no watchers for this long drops its subscription and its memory, so it can be evicted.
 const IDLE_UNSUBSCRIBE_MS = 30_000;
-// The revision reached (what a wake from hibernation replays after) is written at most this often, not on every
-// push: one SQLite write and commit per push per replica was 3–4% of the isolate's thread in bench/profile.ts
-// writes-1 with the defaults, and each held the replica's socket sends behind its output gate. The pending timer
-// keeps the object from hibernating (an object with a setTimeout pending is not idle: cloudflare-platform.md §3.2,
-// the durable-object-lifecycle doc), so the newest revision is always written before a hibernation can happen.
-const SAVE_REVISION_MS = 100;
 const NO_CACHE_STATS = { watchers: 0, deliveries: 0, slowClosed: 0, expired: 0, renderErrors: 0, sinkErrors: 0, socketStalls: 0, quotaRefused: 0, revision: 0, objects: 0, windowEvents: 0 };
 
 export class WatchReplica extends DurableObject<Bindings> implements ReplicaRpc {
@@ -37,8 +31,6 @@ export class WatchReplica extends DurableObject<Bindings> implements ReplicaRpc 
   private readonly served: ServedType;
   private readonly settings: Settings;
   private readonly watchersAtWake: number; // sockets that outlived the previous instance (a wake from hibernation)
-  private revisionToSave: number | undefined; // reached, not yet written (SAVE_REVISION_MS)
-  private saveTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -155,10 +147,10 @@ export class WatchReplica extends DurableObject<Bindings> implements ReplicaRpc 
         const cache = new WatchCache({ ctx: this.ctx, type: this.served.current ?? type, settings: this.settings, revision: snapshot.revision, compacted: () => this.follower!.position.compacted, readLog });
         for (const item of snapshot.items) cache.state.set(cache.entry(item.key, snapshot.revision, JSON.stringify(item.object)));
         this.cache = cache;
-        this.saveRevision(snapshot.revision);
+        this.setMeta('revision', snapshot.revision);
       },
       apply: (row) => this.cache!.apply(this.cache!.event(row, Date.now())),
-      reached: (revision) => this.saveRevisionSoon(revision),
+      reached: (revision) => this.setMeta('revision', revision),
       // Compacted past this replica (it starts over from a fresh list; its watchers resume), or idle.
       lost: () => {
         this.cache?.hub.closeAll();
@@ -182,20 +174,6 @@ export class WatchReplica extends DurableObject<Bindings> implements ReplicaRpc 
 
   private scheduleIdleCheck(): void {
     if (this.cache && this.cache.hub.size === 0) this.cache.wakeAt(Date.now() + IDLE_UNSUBSCRIBE_MS);
-  }
-
-  private saveRevisionSoon(revision: number): void {
-    this.revisionToSave = revision;
-    this.saveTimer ??= setTimeout(() => {
-      this.saveTimer = undefined;
-      if (this.revisionToSave !== undefined) this.saveRevision(this.revisionToSave);
-    }, SAVE_REVISION_MS);
-  }
-
-  /** Now (a fresh list's revision), replacing any reached revision still waiting to be written. */
-  private saveRevision(revision: number): void {
-    this.revisionToSave = undefined;
-    this.setMeta('revision', revision);
   }
 
   private setMeta(name: ReplicaMetaKey, value: string | number): void {
