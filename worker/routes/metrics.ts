@@ -12,6 +12,7 @@ import { allAuthorizers } from '../authz';
 import type { QueueStats } from '../../controllers/workqueue';
 import { auditBuffer } from '../audit-sink';
 import { flowControlMetrics } from '../flowcontrol';
+import { rateLimitHoldMetrics } from '../rate-limit-hold';
 
 export const metrics = new Hono<AppEnv>();
 
@@ -105,5 +106,6 @@ metrics.get('/metrics', async (c) => {
   ] as const) lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
   // This isolate's API Priority and Fairness (worker/flowcontrol.ts), under kube's names.
   lines.push(...flowControlMetrics(c.get('settings')));
+  lines.push(...rateLimitHoldMetrics()); // requests past their user's rate limit, waiting (worker/rate-limit-hold.ts)
   return c.text(`${lines.join('\n')}\n`, 200, { 'content-type': 'text/plain; version=0.0.4' });
 });
