@@ -56,8 +56,8 @@ export const SETTINGS = {
   authzShards: integer('AUTHZ_SHARDS', 1, 1, 256, 'authorizer Durable Objects, users spread over them by a hash of their name'),
   authzDecisionCacheBytes: bytes('AUTHZ_DECISION_CACHE_BYTES', 16 * MiB, 0, 64 * MiB, 'per authorizer shard, cached RBAC decisions (0: none)'),
   rateLimitQps: rate('RATE_LIMIT_QPS', 200, 0.001, 1_000_000, "per user, requests per second (token bucket; system:masters exempt)"),
-  rateLimitBurst: integer('RATE_LIMIT_BURST', 200, 1, 10_000_000, 'per user, the bucket size (requests at once; past it they wait for tokens, see RATE_LIMIT_MAX_DELAY_MS)'),
-  rateLimitMaxDelayMs: integer('RATE_LIMIT_MAX_DELAY_MS', 1000, 0, 10_000, "per user, how long a request past the bucket may wait for its token instead of 429 (it holds no flow-control seat meanwhile; 0: 429 at once)"),
+  rateLimitBurst: integer('RATE_LIMIT_BURST', 100, 1, 10_000_000, 'per user, the bucket size (requests at once; past it they wait for tokens, see RATE_LIMIT_MAX_DELAY_MS)'),
+  rateLimitMaxDelayMs: integer('RATE_LIMIT_MAX_DELAY_MS', 1500, 0, 10_000, "per user, how long a request past the bucket may wait for its token instead of 429 (it holds no flow-control seat meanwhile; 0: 429 at once)"),
   // API Priority and Fairness (docs/auth.md): per front-door isolate
   // kube's 600 (max-requests-inflight + max-mutating-requests-inflight) suits a many-core server; one isolate is one
   // thread and saturates with about ten requests in flight. Measured side by side under a 64-way flood (bench apf):
