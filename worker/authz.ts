@@ -79,7 +79,7 @@ export const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
         running = again;
       }
     }
-    const early = await answer(c, decision, user, attrs, info, parsed.kind === 'requests', impersonation, requester, proceed);
+    const early = await answer(c, decision, user, attrs, info, parsed.kind === 'requests', impersonation, proceed);
     if (early) return running.stamp(early);
     const stamped = running.stamp(c.res);
     if (stamped !== c.res) c.res = stamped;
@@ -109,7 +109,7 @@ async function admission(c: Context<AppEnv>, user: UserInfo, attrs: RequestAttri
 /** Proceeds on an allowed decision (undefined, the response in c.res), or answers its 429/403. */
 async function answer(
   c: Context<AppEnv>, decision: Admission, user: UserInfo, attrs: RequestAttributes, info: ResourceRequest | undefined, impersonating: boolean,
-  impersonation: Impersonation | undefined, requester: UserInfo, proceed: (reason: string) => Promise<undefined>,
+  impersonation: Impersonation | undefined, proceed: (reason: string) => Promise<undefined>,
 ): Promise<Response | undefined> {
   if (decision.allowed) return proceed(decision.reason);
   if (decision.throttled) {
