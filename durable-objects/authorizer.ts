@@ -36,7 +36,8 @@ export class Authorizer extends DurableObject<Bindings> implements AuthorizerRpc
 
   /**
    * Impersonation, rate limit, then RBAC: one call per request. A user past its bucket whose next token comes due
-   * within RATE_LIMIT_MAX_DELAY_MS is allowed with `delayMs`: the front door holds it that long (core/rate-limit.ts). With `impersonation`, each `impersonate` check is
+   * within RATE_LIMIT_MAX_DELAY_MS is allowed with `delayMs`: the front door holds it that long (core/rate-limit.ts).
+   * With `impersonation`, each `impersonate` check is
    * decided for the requester first (kube's impersonation filter runs before flow control and authorization); a
    * refusal is charged to the requester's bucket, so only a requester allowed to act as `user` spends `user`'s.
    * system:masters is allowed before the rate limit and RBAC, as kube's privileged-group authorizer comes before

@@ -10,13 +10,9 @@ import type { AppEnv } from './env';
 
 const counts = { waiting: 0, waited: 0, full: 0 };
 
-/** This isolate's figures for /metrics. */
-export function rateLimitHoldMetrics(): string[] {
-  return [
-    ['edgeplane_rate_limit_waiting_requests', 'Requests of this isolate waiting for their rate-limit token or holding back their 429.', 'gauge', counts.waiting],
-    ['edgeplane_rate_limit_waits_total', 'Requests of this isolate that waited for their rate-limit token or held back their 429.', 'counter', counts.waited],
-    ['edgeplane_rate_limit_wait_full_total', 'Requests answered at once because APF_MAX_WAITING requests were already waiting.', 'counter', counts.full],
-  ].flatMap(([name, help, type, value]) => [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`]);
+/** This isolate's counts, for /metrics (worker/routes/metrics.ts). */
+export function rateLimitHoldCounts(): Readonly<typeof counts> {
+  return counts;
 }
 
 /** Holds the request `ms`; false when too many already wait (nothing waited) or the client went away. */

@@ -12,7 +12,7 @@ import { allAuthorizers } from '../authz';
 import type { QueueStats } from '../../controllers/workqueue';
 import { auditBuffer } from '../audit-sink';
 import { flowControlMetrics } from '../flowcontrol';
-import { rateLimitHoldMetrics } from '../rate-limit-hold';
+import { rateLimitHoldCounts } from '../rate-limit-hold';
 
 export const metrics = new Hono<AppEnv>();
 
@@ -97,7 +97,12 @@ metrics.get('/metrics', async (c) => {
   }
   // This isolate's audit log (worker/audit-sink.ts): what was written, and what was dropped rather than wait.
   const audit = auditBuffer();
+  // Requests past their user's rate limit, waiting (worker/rate-limit-hold.ts).
+  const held = rateLimitHoldCounts();
   for (const [name, help, type, value] of [
+    ['edgeplane_rate_limit_waiting_requests', 'Requests of this isolate waiting for their rate-limit token or holding back their 429.', 'gauge', held.waiting],
+    ['edgeplane_rate_limit_waits_total', 'Requests of this isolate that waited for their rate-limit token or held back their 429.', 'counter', held.waited],
+    ['edgeplane_rate_limit_wait_full_total', 'Requests answered at once because APF_MAX_WAITING requests were already waiting.', 'counter', held.full],
     ['edgeplane_audit_events_total', 'Audit events written by this isolate.', 'counter', audit.counters.events],
     ['edgeplane_audit_events_dropped_total', 'Audit events dropped because the queue (AUDIT_QUEUE_BYTES) was full.', 'counter', audit.counters.dropped],
     ['edgeplane_audit_events_truncated_total', 'Audit events written without their request/response objects (AUDIT_MAX_EVENT_BYTES).', 'counter', audit.counters.truncated],
@@ -106,6 +111,5 @@ metrics.get('/metrics', async (c) => {
   ] as const) lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
   // This isolate's API Priority and Fairness (worker/flowcontrol.ts), under kube's names.
   lines.push(...flowControlMetrics(c.get('settings')));
-  lines.push(...rateLimitHoldMetrics()); // requests past their user's rate limit, waiting (worker/rate-limit-hold.ts)
   return c.text(`${lines.join('\n')}\n`, 200, { 'content-type': 'text/plain; version=0.0.4' });
 });
